@@ -1,0 +1,140 @@
+#pragma once
+// The per-device executor (ARCHITECTURE.md rule 3): coarse operations on one device's data. The
+// algorithms are written against this interface; the CPU (OpenMP) and CUDA backends implement it by
+// running the shared kernels of include/mbir/kernels/.
+
+#include "mbir/DeviceArray.h"
+#include "mbir/Shapes.h"
+#include "mbir/kernels/ParallelBeam.h"
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <variant>
+
+namespace mbir {
+
+// A device's copy of one geometry: kernel parameters plus a pointer to the view table in device memory.
+struct ParallelBeamModel
+{
+  kernels::ParallelBeamParams       params;
+  const kernels::ParallelBeamView * views = nullptr;
+};
+using DeviceModel = std::variant<ParallelBeamModel>;
+
+// Views [first, first + count) of the geometry's view table. A sinogram buffer passed with a range
+// holds exactly those views, in the detector-column layout [view][channel][row].
+struct ViewRange
+{
+  int first = 0;
+  int count = 0;
+};
+
+// A batch of voxel cylinders: `pixels[b]` is the flat pixel index (row * cols + col) of cylinder b,
+// whose `numSlices` values are contiguous at values + b * numSlices.
+struct CylinderBatch
+{
+  const int * pixels = nullptr; // device memory
+  int         numPixels = 0;
+  int         numSlices = 0;
+};
+
+class Backend
+{
+public:
+  virtual ~Backend() = default;
+
+  // For logs, e.g. "CPU (2 threads)" or "GPU 0 (NVIDIA H200)".
+  virtual std::string
+  description() const = 0;
+
+  // Zero-filled device memory.
+  virtual DeviceAllocation
+  allocateBytes(std::size_t bytes) = 0;
+  virtual void
+  copyToDevice(const void * host, void * device, std::size_t bytes) = 0;
+  virtual void
+  copyToHost(const void * device, void * host, std::size_t bytes) = 0;
+  virtual void
+  fillZero(void * device, std::size_t bytes) = 0;
+
+  // Converts between the public sinogram layout (views, rows, channels) on the host and the device's
+  // detector-column layout [view][channel][row], in which a column matches a voxel cylinder.
+  virtual void
+  uploadSinogram(const float * host, const SinogramShape & shape, float * device) = 0;
+  virtual void
+  downloadSinogram(const float * device, const SinogramShape & shape, float * host) = 0;
+
+  // sinogram(views) += A(views, cylinders) * values
+  virtual void
+  forwardProject(const DeviceModel &   model,
+                 const CylinderBatch & cylinders,
+                 const float *         values,
+                 const ViewRange &     views,
+                 float *               sinogram) = 0;
+
+  // values += (A(views, cylinders) .^ power)^T * sinogram(views); power 1 is the back projection, 2 the
+  // Hessian diagonal when the sinogram holds the weights.
+  virtual void
+  backProject(const DeviceModel &   model,
+              const CylinderBatch & cylinders,
+              const float *         sinogram,
+              const ViewRange &     views,
+              int                   power,
+              float *               values) = 0;
+
+  template<typename T>
+  DeviceArray<T>
+  allocate(std::size_t count)
+  {
+    return DeviceArray<T>(allocateBytes(count * sizeof(T)), count);
+  }
+  template<typename T>
+  DeviceArray<T>
+  upload(const T * host, std::size_t count)
+  {
+    DeviceArray<T> array = allocate<T>(count);
+    copyToDevice(host, array.data(), count * sizeof(T));
+    return array;
+  }
+
+  // Bytes this backend has allocated and not yet released, and the most it has held at once.
+  std::size_t
+  bytesInUse() const
+  {
+    return m_BytesInUse.load();
+  }
+  std::size_t
+  peakBytes() const
+  {
+    return m_PeakBytes.load();
+  }
+
+protected:
+  void
+  recordAllocation(std::size_t bytes);
+  void
+  recordRelease(std::size_t bytes)
+  {
+    m_BytesInUse -= bytes;
+  }
+
+private:
+  std::atomic<std::size_t> m_BytesInUse{ 0 };
+  std::atomic<std::size_t> m_PeakBytes{ 0 };
+};
+
+// All cores unless numThreads > 0.
+std::shared_ptr<Backend>
+makeCpuBackend(int numThreads = 0);
+
+// Number of usable CUDA devices; 0 when the engine was built without CUDA or no driver/GPU is present.
+int
+cudaDeviceCount();
+
+// Throws std::runtime_error saying why when CUDA is unavailable or the index is out of range.
+std::shared_ptr<Backend>
+makeCudaBackend(int deviceIndex = 0);
+
+} // namespace mbir

@@ -1,0 +1,52 @@
+#pragma once
+// Parallel-beam system matrix (spec/projectors.md §2): one channel footprint per (view, pixel); the
+// vertical stage is the identity because slice k is detector row k.
+
+#include "mbir/kernels/Footprint.h"
+
+namespace mbir::kernels {
+
+// Everything the parallel-beam kernels read, as plain values so it can be passed to a GPU kernel.
+struct ParallelBeamParams
+{
+  int   numDetRows;     // R, equal to the number of slices
+  int   numDetChannels; // C
+  int   reconRows;      // N_i (y, along recon rows)
+  int   reconCols;      // N_j (x, along recon columns)
+  float deltaChannel;   // detector channel pitch [ALU]
+  float channelOffset;  // the rotation axis projects to channel (C-1)/2 + channelOffset / deltaChannel
+  float deltaX;         // voxel pitch along columns [ALU]
+  float deltaY;         // voxel pitch along rows [ALU]
+};
+
+// One entry of the view table.
+struct ParallelBeamView
+{
+  float cosAngle;
+  float sinAngle;
+};
+
+MBIR_HOST_DEVICE inline ParallelBeamView
+makeParallelBeamView(float angle)
+{
+  return ParallelBeamView{ cosf(angle), sinf(angle) };
+}
+
+// The channels hit by the cylinder at flat pixel index `pixel` (= row * reconCols + col) in one view.
+MBIR_HOST_DEVICE inline Footprint
+parallelBeamChannelFootprint(const ParallelBeamParams & p, const ParallelBeamView & view, int pixel)
+{
+  const int   row = pixel / p.reconCols;
+  const int   col = pixel - row * p.reconCols;
+  const float xObject = p.deltaX * (static_cast<float>(col) - 0.5f * static_cast<float>(p.reconCols - 1));
+  const float yObject = p.deltaY * (static_cast<float>(row) - 0.5f * static_cast<float>(p.reconRows - 1));
+  const float u = view.cosAngle * xObject - view.sinAngle * yObject; // along the detector
+  const float center = (u + p.channelOffset) / p.deltaChannel + 0.5f * static_cast<float>(p.numDetChannels - 1);
+  // Box approximation of the voxel width across the ray; the chord length times coverage is the weight.
+  const float wx = fabsf(view.cosAngle) * p.deltaX;
+  const float wy = fabsf(view.sinAngle) * p.deltaY;
+  const float across = wx > wy ? wx : wy;
+  return makeFootprint(center, across / p.deltaChannel, p.deltaX * p.deltaY / across, p.numDetChannels);
+}
+
+} // namespace mbir::kernels

@@ -1,0 +1,307 @@
+// The CPU backend: device memory is host memory, kernels run as OpenMP loops over the shared math.
+
+#include "mbir/Backend.h"
+#include "mbir/Config.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <numeric>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#if MBIR_USE_OPENMP
+#  include <omp.h>
+#endif
+
+namespace mbir {
+namespace {
+
+constexpr int kTileSize = 32;       // pixels per tile side: a tile's shadow is a narrow band of channels
+constexpr int kMinRowsPerTask = 16; // shortest slice range worth its own task
+
+// The batch reordered so that 32 x 32 pixel tiles are visited one after the other, cut into blocks of
+// at most kMaxBlock entries that each lie in one tile. Neighbouring cylinders hit neighbouring detector
+// columns, so a block's shadow in every view is a narrow band that stays in cache.
+struct TileBlocks
+{
+  std::vector<int> order;  // batch entries, tile by tile
+  std::vector<int> starts; // block b is order[starts[b], starts[b + 1])
+};
+
+constexpr int kMaxBlock = 1024;
+
+TileBlocks
+tileBlocks(const CylinderBatch & batch, int reconCols)
+{
+  const int        tilesPerRow = (reconCols + kTileSize - 1) / kTileSize;
+  std::vector<int> key(batch.numPixels);
+  for (int b = 0; b < batch.numPixels; ++b)
+  {
+    const int row = batch.pixels[b] / reconCols;
+    const int col = batch.pixels[b] - row * reconCols;
+    key[b] = (row / kTileSize) * tilesPerRow + col / kTileSize;
+  }
+  TileBlocks blocks;
+  blocks.order.resize(batch.numPixels);
+  std::iota(blocks.order.begin(), blocks.order.end(), 0);
+  std::stable_sort(blocks.order.begin(), blocks.order.end(), [&key](int a, int b) { return key[a] < key[b]; });
+  for (int e = 0; e < batch.numPixels; ++e)
+  {
+    const bool newTile = e == 0 || key[blocks.order[e]] != key[blocks.order[e - 1]];
+    if (newTile || e - blocks.starts.back() >= kMaxBlock)
+    {
+      blocks.starts.push_back(e);
+    }
+  }
+  blocks.starts.push_back(batch.numPixels);
+  return blocks;
+}
+
+// Splits `rows` into chunks so that there are enough independent tasks for every thread.
+int
+rowChunks(int rows, int otherTasks, int threads)
+{
+  if (otherTasks >= 2 * threads)
+  {
+    return 1;
+  }
+  const int wanted = (2 * threads + otherTasks - 1) / std::max(otherTasks, 1);
+  return std::max(1, std::min(wanted, rows / kMinRowsPerTask));
+}
+
+class CpuBackend final : public Backend
+{
+public:
+  explicit CpuBackend(int numThreads)
+    : m_Threads(numThreads > 0 ? numThreads : defaultThreads())
+  {}
+
+  std::string
+  description() const override
+  {
+    return "CPU (" + std::to_string(m_Threads) + (m_Threads == 1 ? " thread)" : " threads)");
+  }
+
+  DeviceAllocation
+  allocateBytes(std::size_t bytes) override
+  {
+    void * p = bytes ? std::calloc(bytes, 1) : nullptr;
+    if (bytes && !p)
+    {
+      throw std::bad_alloc();
+    }
+    recordAllocation(bytes);
+    return DeviceAllocation(p, bytes, [this](void * q, std::size_t n) {
+      std::free(q);
+      recordRelease(n);
+    });
+  }
+
+  void
+  copyToDevice(const void * host, void * device, std::size_t bytes) override
+  {
+    if (bytes)
+    {
+      std::memcpy(device, host, bytes);
+    }
+  }
+  void
+  copyToHost(const void * device, void * host, std::size_t bytes) override
+  {
+    if (bytes)
+    {
+      std::memcpy(host, device, bytes);
+    }
+  }
+  void
+  fillZero(void * device, std::size_t bytes) override
+  {
+    if (bytes)
+    {
+      std::memset(device, 0, bytes);
+    }
+  }
+
+  void
+  uploadSinogram(const float * host, const SinogramShape & s, float * device) override
+  {
+    transposeViews(host, s.rows, s.channels, s.views, device);
+  }
+  void
+  downloadSinogram(const float * device, const SinogramShape & s, float * host) override
+  {
+    transposeViews(device, s.channels, s.rows, s.views, host);
+  }
+
+  void
+  forwardProject(const DeviceModel &   model,
+                 const CylinderBatch & cylinders,
+                 const float *         values,
+                 const ViewRange &     views,
+                 float *               sinogram) override
+  {
+    std::visit([&](const auto & m) { forward(m, cylinders, values, views, sinogram); }, model);
+  }
+
+  void
+  backProject(const DeviceModel &   model,
+              const CylinderBatch & cylinders,
+              const float *         sinogram,
+              const ViewRange &     views,
+              int                   power,
+              float *               values) override
+  {
+    std::visit([&](const auto & m) { back(m, cylinders, sinogram, views, power, values); }, model);
+  }
+
+private:
+  static int
+  defaultThreads()
+  {
+#if MBIR_USE_OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+  }
+
+  // Transposes each of `views` matrices of (rows, cols) into (cols, rows).
+  void
+  transposeViews(const float * in, int rows, int cols, int views, float * out) const
+  {
+    constexpr int block = 32;
+#pragma omp          parallel for collapse(2) schedule(static) num_threads(m_Threads)
+    for (int v = 0; v < views; ++v)
+    {
+      for (int r0 = 0; r0 < rows; r0 += block)
+      {
+        const float * src = in + static_cast<std::size_t>(v) * rows * cols;
+        float *       dst = out + static_cast<std::size_t>(v) * rows * cols;
+        for (int c0 = 0; c0 < cols; c0 += block)
+        {
+          for (int r = r0; r < std::min(rows, r0 + block); ++r)
+          {
+            for (int c = c0; c < std::min(cols, c0 + block); ++c)
+            {
+              dst[static_cast<std::size_t>(c) * rows + r] = src[static_cast<std::size_t>(r) * cols + c];
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // Block by block; within a block each task owns one view and one range of detector rows (= slices),
+  // so no two tasks write the same sinogram entry and the block's cylinders stay in cache.
+  void
+  forward(const ParallelBeamModel & m,
+                   const CylinderBatch &     batch,
+                   const float *             values,
+                   const ViewRange &         views,
+                   float *                   sinogram) const
+  {
+    const kernels::ParallelBeamParams & p = m.params;
+    const int                           rows = batch.numSlices;
+    const TileBlocks                    blocks = tileBlocks(batch, p.reconCols);
+    const int                           numBlocks = static_cast<int>(blocks.starts.size()) - 1;
+    const int                           chunks = rowChunks(rows, views.count, m_Threads);
+    const std::size_t                   viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
+#pragma omp parallel num_threads(m_Threads)
+    for (int block = 0; block < numBlocks; ++block)
+    {
+         #pragma omp for collapse(2) schedule(static)
+      for (int lv = 0; lv < views.count; ++lv)
+      {
+        for (int chunk = 0; chunk < chunks; ++chunk)
+        {
+          const int                       k0 = rows * chunk / chunks;
+          const int                       k1 = rows * (chunk + 1) / chunks;
+          const kernels::ParallelBeamView view = m.views[views.first + lv];
+          float *                         sinoView = sinogram + lv * viewSize;
+          for (int e = blocks.starts[block]; e < blocks.starts[block + 1]; ++e)
+          {
+            const int                b = blocks.order[e];
+            const kernels::Footprint fp = kernels::parallelBeamChannelFootprint(p, view, batch.pixels[b]);
+            const float *            x = values + static_cast<std::size_t>(b) * rows;
+            for (int n = fp.first; n <= fp.last; ++n)
+            {
+              const float a = fp.weight(n);
+              if (a == 0.0f)
+              {
+                continue;
+              }
+              float * column = sinoView + static_cast<std::size_t>(n) * rows;
+#pragma omp simd
+              for (int k = k0; k < k1; ++k)
+              {
+                column[k] += a * x[k];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // Each task owns one cylinder and one slice range: a pure gather.
+  void
+  back(const ParallelBeamModel & m,
+       const CylinderBatch &     batch,
+       const float *             sinogram,
+       const ViewRange &         views,
+       int                       power,
+       float *                   values) const
+  {
+    const kernels::ParallelBeamParams & p = m.params;
+    const int                           rows = batch.numSlices;
+    const std::vector<int>              order = tileBlocks(batch, p.reconCols).order;
+    const int                           chunks = rowChunks(rows, batch.numPixels, m_Threads);
+    const std::size_t                   viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
+#pragma omp parallel for collapse(2) schedule(dynamic, 8) num_threads(m_Threads)
+    for (int e = 0; e < batch.numPixels; ++e)
+    {
+      for (int chunk = 0; chunk < chunks; ++chunk)
+      {
+        const int k0 = rows * chunk / chunks;
+        const int k1 = rows * (chunk + 1) / chunks;
+        const int b = order[e];
+        float *   out = values + static_cast<std::size_t>(b) * rows;
+        for (int lv = 0; lv < views.count; ++lv)
+        {
+          const kernels::Footprint fp =
+            kernels::parallelBeamChannelFootprint(p, m.views[views.first + lv], batch.pixels[b]);
+          const float * sinoView = sinogram + lv * viewSize;
+          for (int n = fp.first; n <= fp.last; ++n)
+          {
+            const float a = kernels::coefficientPower(fp.weight(n), power);
+            if (a == 0.0f)
+            {
+              continue;
+            }
+            const float * column = sinoView + static_cast<std::size_t>(n) * rows;
+#pragma omp simd
+            for (int k = k0; k < k1; ++k)
+            {
+              out[k] += a * column[k];
+            }
+          }
+        }
+      }
+    }
+  }
+
+  int m_Threads;
+};
+
+} // namespace
+
+std::shared_ptr<Backend>
+makeCpuBackend(int numThreads)
+{
+  return std::make_shared<CpuBackend>(numThreads);
+}
+
+} // namespace mbir

@@ -1,0 +1,141 @@
+#pragma once
+// Helpers shared by the engine, ITK and CUDA tests: reproducible random arrays, float64 dot products,
+// relative errors and the reference-file reader.
+
+#include "mbir/ParallelBeamGeometry.h"
+
+#include <cmath>
+#include <cstddef>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mbir::test {
+
+inline std::vector<float>
+uniformRandom(std::size_t n, unsigned seed, float low = 0.0f, float high = 1.0f)
+{
+  std::mt19937                          engine(seed);
+  std::uniform_real_distribution<float> distribution(low, high);
+  std::vector<float>                    values(n);
+  for (float & v : values)
+  {
+    v = distribution(engine);
+  }
+  return values;
+}
+
+inline double
+dot(const std::vector<float> & a, const std::vector<float> & b)
+{
+  double sum = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+  {
+    sum += static_cast<double>(a[i]) * b[i];
+  }
+  return sum;
+}
+
+// ||a - b|| / ||b||
+inline double
+relativeError(const std::vector<float> & a, const std::vector<float> & b)
+{
+  double diff = 0.0, ref = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+  {
+    diff += (static_cast<double>(a[i]) - b[i]) * (static_cast<double>(a[i]) - b[i]);
+    ref += static_cast<double>(b[i]) * b[i];
+  }
+  return std::sqrt(diff / ref);
+}
+
+inline std::vector<float>
+evenAngles(int views, double span, double start = 0.0)
+{
+  std::vector<float> angles(views);
+  for (int v = 0; v < views; ++v)
+  {
+    angles[v] = static_cast<float>(start + span * v / views);
+  }
+  return angles;
+}
+
+// One named case of a reference file: lines "key n v1 ... vn" (n values) or "key value".
+struct ReferenceCase
+{
+  std::string                                name;
+  std::map<std::string, std::vector<double>> arrays;
+
+  const std::vector<double> &
+  at(const std::string & key) const
+  {
+    const auto it = arrays.find(key);
+    if (it == arrays.end())
+    {
+      throw std::runtime_error("reference case " + name + " has no entry " + key);
+    }
+    return it->second;
+  }
+  double
+  scalar(const std::string & key) const
+  {
+    return at(key).at(0);
+  }
+  std::vector<float>
+  floats(const std::string & key) const
+  {
+    const std::vector<double> & v = at(key);
+    return std::vector<float>(v.begin(), v.end());
+  }
+};
+
+// Reads "case NAME" blocks; '#' starts a comment line.
+inline std::vector<ReferenceCase>
+readReferenceFile(const std::string & path)
+{
+  std::ifstream in(path);
+  if (!in)
+  {
+    throw std::runtime_error("cannot open reference file " + path);
+  }
+  std::vector<ReferenceCase> cases;
+  std::string                line;
+  while (std::getline(in, line))
+  {
+    if (line.empty() || line[0] == '#')
+    {
+      continue;
+    }
+    std::istringstream words(line);
+    std::string        key;
+    words >> key;
+    if (key == "case")
+    {
+      cases.emplace_back();
+      words >> cases.back().name;
+      continue;
+    }
+    if (cases.empty())
+    {
+      throw std::runtime_error("reference file " + path + ": entry before the first case");
+    }
+    std::vector<double> values;
+    double              v;
+    while (words >> v)
+    {
+      values.push_back(v);
+    }
+    if (values.size() > 1 && static_cast<std::size_t>(values[0]) == values.size() - 1)
+    {
+      values.erase(values.begin()); // drop the leading count
+    }
+    cases.back().arrays[key] = values;
+  }
+  return cases;
+}
+
+} // namespace mbir::test
