@@ -6,6 +6,7 @@
 #include "mbir/DeviceArray.h"
 #include "mbir/Shapes.h"
 #include "mbir/kernels/ParallelBeam.h"
+#include "mbir/kernels/QGGMRF.h"
 
 #include <atomic>
 #include <cstddef>
@@ -74,15 +75,82 @@ public:
                  const ViewRange &     views,
                  float *               sinogram) = 0;
 
-  // values += (A(views, cylinders) .^ power)^T * sinogram(views); power 1 is the back projection, 2 the
-  // Hessian diagonal when the sinogram holds the weights.
+  // values += (A(views, cylinders) .^ power)^T * (weights .* sinogram(views)), weights == nullptr meaning
+  // 1; power 1 is the back projection, 2 the Hessian diagonal when the sinogram holds the weights.
   virtual void
   backProject(const DeviceModel &   model,
               const CylinderBatch & cylinders,
               const float *         sinogram,
+              const float *         weights,
               const ViewRange &     views,
               int                   power,
               float *               values) = 0;
+
+  // Ramp-filters every detector row of a sinogram in the device layout along its channels and scales the
+  // result: out = scale * (rows (*) ramp kernel). `in` and `out` may be the same buffer.
+  virtual void
+  rampFilter(const float * in, const SinogramShape & shape, float scale, float * out) = 0;
+
+  // --- vector operations on n floats ----------------------------------------------------------------------
+  virtual void
+  copy(const float * source, float * destination, std::size_t n) = 0;
+  virtual void
+  fill(float value, float * x, std::size_t n) = 0;
+  // y = a * x + b * y
+  virtual void
+  axpby(float a, const float * x, float b, float * y, std::size_t n) = 0;
+  virtual double
+  sumAbs(const float * x, std::size_t n) = 0;
+  // Sums of w .* a .* b and w .* b .* b (w == nullptr meaning 1), accumulated in double.
+  struct WeightedProducts
+  {
+    double ab = 0.0;
+    double bb = 0.0;
+  };
+  virtual WeightedProducts
+  weightedProducts(const float * a, const float * b, const float * w, std::size_t n) = 0;
+
+  // --- operations on voxel cylinders of a volume (pixels x slices, slices contiguous) ---------------------
+  // out(b, :) = volume(pixel b, :)
+  virtual void
+  gatherCylinders(const float * volume, const CylinderBatch & cylinders, float * out) = 0;
+  // volume(pixel b, :) += alpha * values(b, :); returns the sum of |alpha * values|.
+  virtual double
+  scatterAddCylinders(float alpha, const float * values, const CylinderBatch & cylinders, float * volume) = 0;
+
+  // qGGMRF gradient and surrogate-Hessian diagonal at the cylinders (spec/solver.md §1.3); neighbours
+  // outside the volume count as the voxel itself.
+  virtual void
+  qggmrfGradientHessian(const kernels::QGGMRFParams & prior,
+                        const float *                 volume,
+                        const ReconShape &            shape,
+                        const CylinderBatch &         cylinders,
+                        float *                       gradient,
+                        float *                       hessian) = 0;
+  // The qGGMRF prior h(x): each adjacent pair once, weighted by its axis's neighbour weight.
+  virtual double
+  qggmrfCost(const kernels::QGGMRFParams & prior, const float * volume, const ReconShape & shape) = 0;
+
+  // The VCD step direction of one subset (spec/solver.md §3.5): with g = -(dataScale * backProjection) +
+  // priorGradient and h = dataScale * dataHessian + priorHessian, delta = -g / h. dataHessian == nullptr
+  // means 1. Returns the prior's linear and quadratic terms sum(priorGradient .* delta) and
+  // sum(priorHessian .* delta.^2).
+  struct DirectionSums
+  {
+    double priorLinear = 0.0;
+    double priorQuadratic = 0.0;
+  };
+  virtual DirectionSums
+  vcdDirection(float         dataScale,
+               const float * backProjection,
+               const float * dataHessian,
+               const float * priorGradient,
+               const float * priorHessian,
+               std::size_t   n,
+               float *       delta) = 0;
+  // delta = max(delta, -x / (alpha + eps)) so that x + alpha * delta stays >= 0.
+  virtual void
+  clipForPositivity(const float * x, float alpha, std::size_t n, float * delta) = 0;
 
   template<typename T>
   DeviceArray<T>

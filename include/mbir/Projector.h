@@ -48,6 +48,29 @@ public:
   {
     return m_Model;
   }
+  // The ROR pixels and all pixels as cylinder batches on the device.
+  CylinderBatch
+  rorCylinders() const
+  {
+    return CylinderBatch{ m_RorPixelsOnDevice.data(), static_cast<int>(m_RorPixels.size()), reconShape().slices };
+  }
+  CylinderBatch
+  allCylinders() const
+  {
+    return CylinderBatch{ m_AllPixelsOnDevice.data(), static_cast<int>(m_AllPixels.size()), reconShape().slices };
+  }
+  // Every view of the geometry.
+  ViewRange
+  allViews() const
+  {
+    return ViewRange{ 0, sinogramShape().views };
+  }
+  // Size of a sinogram (or weights) buffer on the device.
+  std::size_t
+  sinogramSize() const
+  {
+    return sinogramShape().size();
+  }
 
   // A x over the ROR cylinders of `recon`; voxels outside the ROR are ignored.
   std::vector<float>
@@ -76,6 +99,8 @@ private:
   DeviceModel              m_Model;
   std::vector<int>         m_RorPixels;
   std::vector<int>         m_AllPixels;
+  DeviceArray<int>         m_RorPixelsOnDevice;
+  DeviceArray<int>         m_AllPixelsOnDevice;
 };
 
 } // namespace mbir

@@ -36,6 +36,8 @@ Projector::Projector(Geometry geometry, std::shared_ptr<Backend> backend)
     m_Geometry);
   m_AllPixels.resize(reconShape().numPixels());
   std::iota(m_AllPixels.begin(), m_AllPixels.end(), 0);
+  m_RorPixelsOnDevice = m_Backend->upload(m_RorPixels.data(), m_RorPixels.size());
+  m_AllPixelsOnDevice = m_Backend->upload(m_AllPixels.data(), m_AllPixels.size());
 }
 
 void
@@ -84,7 +86,8 @@ Projector::sparseBackProject(const float * sinogram, const std::vector<int> & pi
   m_Backend->uploadSinogram(sinogram, sino, deviceSino.data());
   DeviceArray<float>  deviceValues = m_Backend->allocate<float>(pixels.size() * slices);
   const CylinderBatch batch{ devicePixels.data(), static_cast<int>(pixels.size()), slices };
-  m_Backend->backProject(m_Model, batch, deviceSino.data(), ViewRange{ 0, sino.views }, power, deviceValues.data());
+  m_Backend->backProject(
+    m_Model, batch, deviceSino.data(), nullptr, ViewRange{ 0, sino.views }, power, deviceValues.data());
   std::vector<float> result(pixels.size() * slices);
   m_Backend->copyToHost(deviceValues.data(), result.data(), result.size() * sizeof(float));
   return result;

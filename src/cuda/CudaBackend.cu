@@ -3,7 +3,14 @@
 
 #include "mbir/Backend.h"
 
+#include "mbir/kernels/RampFilter.h"
+
 #include <cuda_runtime.h>
+#include <cufft.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
 
 #include <stdexcept>
 #include <string>
@@ -93,6 +100,7 @@ forwardParallelBeamKernel(kernels::ParallelBeamParams       p,
 }
 
 // Block per cylinder; threads run along the cylinder and gather over views: no atomics.
+template<bool Weighted>
 __global__ void
 backParallelBeamKernel(kernels::ParallelBeamParams       p,
                        const kernels::ParallelBeamView * views,
@@ -102,6 +110,7 @@ backParallelBeamKernel(kernels::ParallelBeamParams       p,
                        int                               rows,
                        int                               power,
                        const float *                     sinogram,
+                       const float *                     weights,
                        float *                           values)
 {
   __shared__ kernels::Footprint footprints[kBackViews];
@@ -126,10 +135,12 @@ backParallelBeamKernel(kernels::ParallelBeamParams       p,
         for (int t = 0; t < count; ++t)
         {
           const kernels::Footprint fp = footprints[t];
-          const float *            sinoView = sinogram + (v0 + t) * viewSize;
+          const std::size_t        view = (v0 + t) * viewSize;
           for (int n = fp.first; n <= fp.last; ++n)
           {
-            sum += kernels::coefficientPower(fp.weight(n), power) * sinoView[static_cast<std::size_t>(n) * rows + k];
+            const std::size_t entry = view + static_cast<std::size_t>(n) * rows + k;
+            const float       y = Weighted ? weights[entry] * sinogram[entry] : sinogram[entry];
+            sum += kernels::coefficientPower(fp.weight(n), power) * y;
           }
         }
       }
@@ -138,6 +149,249 @@ backParallelBeamKernel(kernels::ParallelBeamParams       p,
     {
       values[static_cast<std::size_t>(b) * rows + k] += sum;
     }
+  }
+}
+
+// Grid-stride loops over n elements.
+#define MBIR_GRID_LOOP(i, n)                                                                                           \
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < (n);                                    \
+       i += std::size_t(blockDim.x) * gridDim.x)
+
+__global__ void
+fillKernel(float value, float * x, std::size_t n)
+{
+  MBIR_GRID_LOOP(i, n)
+  {
+    x[i] = value;
+  }
+}
+
+__global__ void
+axpbyKernel(float a, const float * x, float b, float * y, std::size_t n)
+{
+  MBIR_GRID_LOOP(i, n)
+  {
+    y[i] = a * x[i] + b * y[i];
+  }
+}
+
+__global__ void
+clipForPositivityKernel(const float * x, float inverseAlpha, std::size_t n, float * delta)
+{
+  MBIR_GRID_LOOP(i, n)
+  {
+    delta[i] = fmaxf(delta[i], -x[i] * inverseAlpha);
+  }
+}
+
+// Sums two per-element terms over n elements into sums[0..1] (double, one atomic per block).
+template<typename Terms>
+__global__ void
+reduceKernel(Terms terms, std::size_t n, double * sums)
+{
+  __shared__ double partial[2][kThreads];
+  double            first = 0.0, second = 0.0;
+  MBIR_GRID_LOOP(i, n)
+  {
+    terms(i, first, second);
+  }
+  partial[0][threadIdx.x] = first;
+  partial[1][threadIdx.x] = second;
+  __syncthreads();
+  for (int stride = blockDim.x / 2; stride > 0; stride /= 2)
+  {
+    if (threadIdx.x < stride)
+    {
+      partial[0][threadIdx.x] += partial[0][threadIdx.x + stride];
+      partial[1][threadIdx.x] += partial[1][threadIdx.x + stride];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+  {
+    atomicAdd(sums, partial[0][0]);
+    atomicAdd(sums + 1, partial[1][0]);
+  }
+}
+
+struct AbsTerms
+{
+  const float * x;
+  __device__ void
+  operator()(std::size_t i, double & a, double &) const
+  {
+    a += fabsf(x[i]);
+  }
+};
+
+struct WeightedProductTerms
+{
+  const float *a, *b, *w;
+  __device__ void
+  operator()(std::size_t i, double & ab, double & bb) const
+  {
+    const float weight = w ? w[i] : 1.0f;
+    ab += double(weight * a[i]) * b[i];
+    bb += double(weight * b[i]) * b[i];
+  }
+};
+
+// The VCD direction, element by element, and the prior's linear and quadratic sums.
+struct DirectionTerms
+{
+  float         dataScale;
+  const float * backProjection;
+  const float * dataHessian;
+  const float * priorGradient;
+  const float * priorHessian;
+  float *       delta;
+  __device__ void
+  operator()(std::size_t i, double & linear, double & quadratic) const
+  {
+    const float h = dataScale * (dataHessian ? dataHessian[i] : 1.0f) + priorHessian[i];
+    const float d = (dataScale * backProjection[i] - priorGradient[i]) / h;
+    delta[i] = d;
+    linear += double(priorGradient[i]) * d;
+    quadratic += double(priorHessian[i]) * d * d;
+  }
+};
+
+// volume(pixel b, k) += alpha * values(b, k); atomics keep repeated pixels of a batch exact.
+struct ScatterAddTerms
+{
+  float         alpha;
+  const float * values;
+  const int *   pixels;
+  int           slices;
+  float *       volume;
+  __device__ void
+  operator()(std::size_t i, double & l1, double &) const
+  {
+    const std::size_t b = i / slices, k = i - b * slices;
+    const float       step = alpha * values[i];
+    atomicAdd(volume + static_cast<std::size_t>(pixels[b]) * slices + k, step);
+    l1 += fabsf(step);
+  }
+};
+
+__global__ void
+gatherCylindersKernel(const float * volume, const int * pixels, int slices, std::size_t n, float * out)
+{
+  MBIR_GRID_LOOP(i, n)
+  {
+    const std::size_t b = i / slices, k = i - b * slices;
+    out[i] = volume[static_cast<std::size_t>(pixels[b]) * slices + k];
+  }
+}
+
+// The neighbours of voxel (pixel, k); one outside the volume is the voxel itself.
+__device__ inline void
+neighbours(const float * volume, const ReconShape & shape, int pixel, int k, float & self, float nbr[6])
+{
+  const std::size_t s = shape.slices;
+  const int         row = pixel / shape.cols, col = pixel - row * shape.cols;
+  const float *     c = volume + pixel * s;
+  self = c[k];
+  nbr[0] = row + 1 < shape.rows ? c[shape.cols * s + k] : self;
+  nbr[1] = row > 0 ? c[k - shape.cols * s] : self;
+  nbr[2] = col + 1 < shape.cols ? c[s + k] : self;
+  nbr[3] = col > 0 ? c[k - s] : self;
+  nbr[4] = k + 1 < shape.slices ? c[k + 1] : self;
+  nbr[5] = k > 0 ? c[k - 1] : self;
+}
+
+__global__ void
+qggmrfGradientHessianKernel(kernels::QGGMRFParams prior,
+                            const float *         volume,
+                            ReconShape            shape,
+                            const int *           pixels,
+                            std::size_t           n,
+                            float *               gradient,
+                            float *               hessian)
+{
+  MBIR_GRID_LOOP(i, n)
+  {
+    const std::size_t b = i / shape.slices;
+    const int         k = static_cast<int>(i - b * shape.slices);
+    float             self, nbr[6];
+    neighbours(volume, shape, pixels[b], k, self, nbr);
+    kernels::qggmrfGradientHessian(self, nbr, prior, gradient[i], hessian[i]);
+  }
+}
+
+// Each adjacent pair once: voxel i with its row+1, col+1 and slice+1 neighbours.
+struct QGGMRFCostTerms
+{
+  kernels::QGGMRFParams prior;
+  const float *         volume;
+  ReconShape            shape;
+  __device__ void
+  operator()(std::size_t i, double & cost, double &) const
+  {
+    const std::size_t s = shape.slices;
+    const int         pixel = static_cast<int>(i / s), k = static_cast<int>(i - pixel * s);
+    const int         row = pixel / shape.cols, col = pixel - row * shape.cols;
+    const float       x = volume[i];
+    if (row + 1 < shape.rows)
+      cost += prior.b[0] * kernels::qggmrfPotential(x - volume[i + shape.cols * s], prior);
+    if (col + 1 < shape.cols)
+      cost += prior.b[2] * kernels::qggmrfPotential(x - volume[i + s], prior);
+    if (k + 1 < shape.slices)
+      cost += prior.b[4] * kernels::qggmrfPotential(x - volume[i + 1], prior);
+  }
+};
+
+// Copies rows [channel][row] of views into zero-padded lines (one per view and row) of length n.
+__global__ void
+padRowsKernel(const float * in, int channels, int rows, int views, int length, float * lines)
+{
+  const std::size_t total = static_cast<std::size_t>(views) * rows * length;
+  MBIR_GRID_LOOP(i, total)
+  {
+    const std::size_t line = i / length;
+    const int         c = static_cast<int>(i - line * length);
+    const int         v = static_cast<int>(line / rows), k = static_cast<int>(line - std::size_t(v) * rows);
+    lines[i] = c < channels ? in[(std::size_t(v) * channels + c) * rows + k] : 0.0f;
+  }
+}
+
+__global__ void
+scaleSpectrumKernel(cufftComplex * spectrum, const float * gain, int bins, std::size_t total)
+{
+  MBIR_GRID_LOOP(i, total)
+  {
+    const float g = gain[i % bins];
+    spectrum[i].x *= g;
+    spectrum[i].y *= g;
+  }
+}
+
+__global__ void
+unpadRowsKernel(const float * lines, int channels, int rows, int views, int length, float * out)
+{
+  const std::size_t total = static_cast<std::size_t>(views) * channels * rows;
+  MBIR_GRID_LOOP(i, total)
+  {
+    const std::size_t v = i / (std::size_t(channels) * rows);
+    const std::size_t rest = i - v * channels * rows;
+    const int         c = static_cast<int>(rest / rows), k = static_cast<int>(rest - std::size_t(c) * rows);
+    out[i] = lines[(v * rows + k) * length + c];
+  }
+}
+
+int
+gridFor(std::size_t n)
+{
+  const std::size_t blocks = (n + kThreads - 1) / kThreads;
+  return static_cast<int>(blocks < 65535 ? (blocks > 0 ? blocks : 1) : 65535);
+}
+
+void
+checkCufft(cufftResult status, const char * what)
+{
+  if (status != CUFFT_SUCCESS)
+  {
+    throw std::runtime_error(std::string("cuFFT error in ") + what + ": code " + std::to_string(int(status)));
   }
 }
 
@@ -234,16 +488,120 @@ public:
   backProject(const DeviceModel &   model,
               const CylinderBatch & cylinders,
               const float *         sinogram,
+              const float *         weights,
               const ViewRange &     views,
               int                   power,
               float *               values) override
   {
     select();
-    std::visit([&](const auto & m) { back(m, cylinders, sinogram, views, power, values); }, model);
+    std::visit([&](const auto & m) { back(m, cylinders, sinogram, weights, views, power, values); }, model);
     finish("backProject");
   }
 
+  void
+  rampFilter(const float * in, const SinogramShape & shape, float scale, float * out) override;
+
+  void
+  copy(const float * source, float * destination, std::size_t n) override
+  {
+    select();
+    check(cudaMemcpy(destination, source, n * sizeof(float), cudaMemcpyDeviceToDevice), "copy");
+  }
+  void
+  fill(float value, float * x, std::size_t n) override
+  {
+    select();
+    fillKernel<<<gridFor(n), kThreads>>>(value, x, n);
+    finish("fill");
+  }
+  void
+  axpby(float a, const float * x, float b, float * y, std::size_t n) override
+  {
+    select();
+    axpbyKernel<<<gridFor(n), kThreads>>>(a, x, b, y, n);
+    finish("axpby");
+  }
+  double
+  sumAbs(const float * x, std::size_t n) override
+  {
+    return reduce(AbsTerms{ x }, n, "sumAbs").ab;
+  }
+  WeightedProducts
+  weightedProducts(const float * a, const float * b, const float * w, std::size_t n) override
+  {
+    return reduce(WeightedProductTerms{ a, b, w }, n, "weightedProducts");
+  }
+  void
+  gatherCylinders(const float * volume, const CylinderBatch & c, float * out) override
+  {
+    select();
+    const std::size_t n = static_cast<std::size_t>(c.numPixels) * c.numSlices;
+    gatherCylindersKernel<<<gridFor(n), kThreads>>>(volume, c.pixels, c.numSlices, n, out);
+    finish("gatherCylinders");
+  }
+  double
+  scatterAddCylinders(float alpha, const float * values, const CylinderBatch & c, float * volume) override
+  {
+    const std::size_t n = static_cast<std::size_t>(c.numPixels) * c.numSlices;
+    return reduce(ScatterAddTerms{ alpha, values, c.pixels, c.numSlices, volume }, n, "scatterAddCylinders").ab;
+  }
+  void
+  qggmrfGradientHessian(const kernels::QGGMRFParams & prior,
+                        const float *                 volume,
+                        const ReconShape &            shape,
+                        const CylinderBatch &         c,
+                        float *                       gradient,
+                        float *                       hessian) override
+  {
+    select();
+    const std::size_t n = static_cast<std::size_t>(c.numPixels) * c.numSlices;
+    qggmrfGradientHessianKernel<<<gridFor(n), kThreads>>>(prior, volume, shape, c.pixels, n, gradient, hessian);
+    finish("qggmrfGradientHessian");
+  }
+  double
+  qggmrfCost(const kernels::QGGMRFParams & prior, const float * volume, const ReconShape & shape) override
+  {
+    return reduce(QGGMRFCostTerms{ prior, volume, shape }, shape.size(), "qggmrfCost").ab;
+  }
+  DirectionSums
+  vcdDirection(float         dataScale,
+               const float * backProjection,
+               const float * dataHessian,
+               const float * priorGradient,
+               const float * priorHessian,
+               std::size_t   n,
+               float *       delta) override
+  {
+    const WeightedProducts sums = reduce(
+      DirectionTerms{ dataScale, backProjection, dataHessian, priorGradient, priorHessian, delta }, n, "vcdDirection");
+    return DirectionSums{ sums.ab, sums.bb };
+  }
+  void
+  clipForPositivity(const float * x, float alpha, std::size_t n, float * delta) override
+  {
+    select();
+    clipForPositivityKernel<<<gridFor(n), kThreads>>>(x, 1.0f / (alpha + kernels::kFloatEpsilon), n, delta);
+    finish("clipForPositivity");
+  }
+
 private:
+  // Runs a two-term reduction and brings its sums to the host (the algorithm needs them as scalars).
+  template<typename Terms>
+  WeightedProducts
+  reduce(const Terms & terms, std::size_t n, const char * what)
+  {
+    select();
+    DeviceArray<double> sums = allocate<double>(2);
+    if (n > 0)
+    {
+      reduceKernel<<<gridFor(n), kThreads>>>(terms, n, sums.data());
+      finish(what);
+    }
+    double host[2];
+    copyToHost(sums.data(), host, sizeof host);
+    return WeightedProducts{ host[0], host[1] };
+  }
+
   void
   select() const
   {
@@ -288,6 +646,7 @@ private:
   back(const ParallelBeamModel & m,
        const CylinderBatch &     batch,
        const float *             sinogram,
+       const float *             weights,
        const ViewRange &         views,
        int                       power,
        float *                   values)
@@ -296,13 +655,73 @@ private:
     {
       return;
     }
-    backParallelBeamKernel<<<batch.numPixels, kThreads>>>(
-      m.params, m.views, views.first, views.count, batch.pixels, batch.numSlices, power, sinogram, values);
+    if (weights)
+    {
+      backParallelBeamKernel<true><<<batch.numPixels, kThreads>>>(
+        m.params, m.views, views.first, views.count, batch.pixels, batch.numSlices, power, sinogram, weights, values);
+    }
+    else
+    {
+      backParallelBeamKernel<false><<<batch.numPixels, kThreads>>>(
+        m.params, m.views, views.first, views.count, batch.pixels, batch.numSlices, power, sinogram, weights, values);
+    }
   }
 
   int         m_Device;
   std::string m_Name;
 };
+
+// Ramp filtering with cuFFT on batches of views: rows are zero-padded to n >= 2C - 1 points so that the
+// circular convolution equals the linear one.
+void
+CudaBackend::rampFilter(const float * in, const SinogramShape & shape, float scale, float * out)
+{
+  select();
+  const int C = shape.channels, R = shape.rows;
+  int       n = 1;
+  while (n < 2 * C - 1)
+  {
+    n *= 2;
+  }
+  const int bins = n / 2 + 1;
+
+  // The kernel's spectrum is real (the kernel is even); computed once on the host.
+  std::vector<float> gain(bins);
+  for (int f = 0; f < bins; ++f)
+  {
+    double sum = kernels::rampKernel(0);
+    for (int m = 1; m < C; ++m)
+    {
+      sum += 2.0 * kernels::rampKernel(m) * std::cos(2.0 * M_PI * f * m / n);
+    }
+    gain[f] = static_cast<float>(sum * scale / n); // cuFFT's inverse is unnormalised
+  }
+  DeviceArray<float> deviceGain = upload(gain.data(), gain.size());
+
+  // Bound the transient buffers: about 64 Mi lines' worth of samples per batch.
+  const int viewsPerBatch = std::max(1, std::min(shape.views, int((std::size_t(1) << 26) / (std::size_t(R) * n))));
+  DeviceArray<float> lines = allocate<float>(std::size_t(viewsPerBatch) * R * n);
+  DeviceArray<float> spectrumBuffer = allocate<float>(std::size_t(viewsPerBatch) * R * bins * 2);
+  cufftComplex *     spectrum = reinterpret_cast<cufftComplex *>(spectrumBuffer.data());
+  for (int v0 = 0; v0 < shape.views; v0 += viewsPerBatch)
+  {
+    const int   views = std::min(viewsPerBatch, shape.views - v0);
+    const int   count = views * R;
+    cufftHandle forward, inverse;
+    checkCufft(cufftPlan1d(&forward, n, CUFFT_R2C, count), "cufftPlan1d");
+    checkCufft(cufftPlan1d(&inverse, n, CUFFT_C2R, count), "cufftPlan1d");
+    const std::size_t viewOffset = std::size_t(v0) * C * R;
+    padRowsKernel<<<gridFor(std::size_t(count) * n), kThreads>>>(in + viewOffset, C, R, views, n, lines.data());
+    checkCufft(cufftExecR2C(forward, lines.data(), spectrum), "cufftExecR2C");
+    scaleSpectrumKernel<<<gridFor(std::size_t(count) * bins), kThreads>>>(
+      spectrum, deviceGain.data(), bins, std::size_t(count) * bins);
+    checkCufft(cufftExecC2R(inverse, spectrum, lines.data()), "cufftExecC2R");
+    unpadRowsKernel<<<gridFor(std::size_t(views) * C * R), kThreads>>>(lines.data(), C, R, views, n, out + viewOffset);
+    finish("rampFilter");
+    cufftDestroy(forward);
+    cufftDestroy(inverse);
+  }
+}
 
 } // namespace
 

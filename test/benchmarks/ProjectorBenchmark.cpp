@@ -83,8 +83,13 @@ back(benchmark::State & state, std::shared_ptr<Backend> (*make)())
   for (auto _ : state)
   {
     backend.fillZero(problem.values.data(), problem.values.size() * sizeof(float));
-    backend.backProject(
-      problem.projector->deviceModel(), batch, problem.sinogram.data(), ViewRange{ 0, size }, 1, problem.values.data());
+    backend.backProject(problem.projector->deviceModel(),
+                        batch,
+                        problem.sinogram.data(),
+                        nullptr,
+                        ViewRange{ 0, size },
+                        1,
+                        problem.values.data());
   }
   setThroughput(state, problem, size);
 }

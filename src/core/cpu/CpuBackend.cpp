@@ -2,6 +2,7 @@
 
 #include "mbir/Backend.h"
 #include "mbir/Config.h"
+#include "CpuBackend.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -150,11 +151,172 @@ public:
   backProject(const DeviceModel &   model,
               const CylinderBatch & cylinders,
               const float *         sinogram,
+              const float *         weights,
               const ViewRange &     views,
               int                   power,
               float *               values) override
   {
-    std::visit([&](const auto & m) { back(m, cylinders, sinogram, views, power, values); }, model);
+    std::visit(
+      [&](const auto & m) {
+        if (weights)
+        {
+          back<true>(m, cylinders, sinogram, weights, views, power, values);
+        }
+        else
+        {
+          back<false>(m, cylinders, sinogram, weights, views, power, values);
+        }
+      },
+      model);
+  }
+
+  void
+  rampFilter(const float * in, const SinogramShape & shape, float scale, float * out) override
+  {
+    cpu::rampFilter(in, shape, scale, out, m_Threads);
+  }
+
+  void
+  copy(const float * source, float * destination, std::size_t n) override
+  {
+#pragma omp parallel for simd schedule(static) num_threads(m_Threads)
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      destination[i] = source[i];
+    }
+  }
+  void
+  fill(float value, float * x, std::size_t n) override
+  {
+#pragma omp parallel for simd schedule(static) num_threads(m_Threads)
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      x[i] = value;
+    }
+  }
+  void
+  axpby(float a, const float * x, float b, float * y, std::size_t n) override
+  {
+#pragma omp parallel for simd schedule(static) num_threads(m_Threads)
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      y[i] = a * x[i] + b * y[i];
+    }
+  }
+  double
+  sumAbs(const float * x, std::size_t n) override
+  {
+    double sum = 0.0;
+#pragma omp parallel for simd reduction(+ : sum) schedule(static) num_threads(m_Threads)
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      sum += std::fabs(x[i]);
+    }
+    return sum;
+  }
+  WeightedProducts
+  weightedProducts(const float * a, const float * b, const float * w, std::size_t n) override
+  {
+    double ab = 0.0, bb = 0.0;
+    if (w)
+    {
+#pragma omp parallel for simd reduction(+ : ab, bb) schedule(static) num_threads(m_Threads)
+      for (std::size_t i = 0; i < n; ++i)
+      {
+        ab += double(w[i] * a[i]) * b[i];
+        bb += double(w[i] * b[i]) * b[i];
+      }
+    }
+    else
+    {
+#pragma omp parallel for simd reduction(+ : ab, bb) schedule(static) num_threads(m_Threads)
+      for (std::size_t i = 0; i < n; ++i)
+      {
+        ab += double(a[i]) * b[i];
+        bb += double(b[i]) * b[i];
+      }
+    }
+    return WeightedProducts{ ab, bb };
+  }
+
+  void
+  gatherCylinders(const float * volume, const CylinderBatch & c, float * out) override
+  {
+    const std::size_t s = c.numSlices;
+#pragma omp parallel for schedule(static) num_threads(m_Threads)
+    for (int b = 0; b < c.numPixels; ++b)
+    {
+      std::memcpy(out + b * s, volume + static_cast<std::size_t>(c.pixels[b]) * s, s * sizeof(float));
+    }
+  }
+  double
+  scatterAddCylinders(float alpha, const float * values, const CylinderBatch & c, float * volume) override
+  {
+    // Sequential over cylinders: a batch may name a pixel twice (equal-size VCD subsets), and each
+    // addition must then land.
+    const std::size_t s = c.numSlices;
+    double            l1 = 0.0;
+    for (int b = 0; b < c.numPixels; ++b)
+    {
+      float *       target = volume + static_cast<std::size_t>(c.pixels[b]) * s;
+      const float * source = values + b * s;
+#pragma omp simd reduction(+ : l1)
+      for (std::size_t k = 0; k < s; ++k)
+      {
+        const float step = alpha * source[k];
+        target[k] += step;
+        l1 += std::fabs(step);
+      }
+    }
+    return l1;
+  }
+
+  void
+  qggmrfGradientHessian(const kernels::QGGMRFParams & prior,
+                        const float *                 volume,
+                        const ReconShape &            shape,
+                        const CylinderBatch &         cylinders,
+                        float *                       gradient,
+                        float *                       hessian) override
+  {
+    cpu::qggmrfGradientHessian(prior, volume, shape, cylinders, gradient, hessian, m_Threads);
+  }
+  double
+  qggmrfCost(const kernels::QGGMRFParams & prior, const float * volume, const ReconShape & shape) override
+  {
+    return cpu::qggmrfCost(prior, volume, shape, m_Threads);
+  }
+
+  DirectionSums
+  vcdDirection(float         dataScale,
+               const float * backProjection,
+               const float * dataHessian,
+               const float * priorGradient,
+               const float * priorHessian,
+               std::size_t   n,
+               float *       delta) override
+  {
+    double linear = 0.0, quadratic = 0.0;
+#pragma omp parallel for simd reduction(+ : linear, quadratic) schedule(static) num_threads(m_Threads)
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      const float h = dataScale * (dataHessian ? dataHessian[i] : 1.0f) + priorHessian[i];
+      const float d = (dataScale * backProjection[i] - priorGradient[i]) / h;
+      delta[i] = d;
+      linear += double(priorGradient[i]) * d;
+      quadratic += double(priorHessian[i]) * d * d;
+    }
+    return DirectionSums{ linear, quadratic };
+  }
+  void
+  clipForPositivity(const float * x, float alpha, std::size_t n, float * delta) override
+  {
+    const float inverse = 1.0f / (alpha + kernels::kFloatEpsilon);
+#pragma omp parallel for simd schedule(static) num_threads(m_Threads)
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      delta[i] = std::max(delta[i], -x[i] * inverse);
+    }
   }
 
 private:
@@ -247,10 +409,12 @@ private:
   }
 
   // Each task owns one cylinder and one slice range: a pure gather.
+  template<bool Weighted>
   void
   back(const ParallelBeamModel & m,
        const CylinderBatch &     batch,
        const float *             sinogram,
+       const float *             weights,
        const ViewRange &         views,
        int                       power,
        float *                   values) const
@@ -282,10 +446,22 @@ private:
               continue;
             }
             const float * column = sinoView + static_cast<std::size_t>(n) * rows;
-#pragma omp simd
-            for (int k = k0; k < k1; ++k)
+            if constexpr (Weighted)
             {
-              out[k] += a * column[k];
+              const float * weight = weights + lv * viewSize + static_cast<std::size_t>(n) * rows;
+#pragma omp simd
+              for (int k = k0; k < k1; ++k)
+              {
+                out[k] += a * weight[k] * column[k];
+              }
+            }
+            else
+            {
+#pragma omp simd
+              for (int k = k0; k < k1; ++k)
+              {
+                out[k] += a * column[k];
+              }
             }
           }
         }

@@ -1,0 +1,43 @@
+#pragma once
+// qGGMRF denoising (spec/solver.md §5): MAP estimation with an identity forward model and white noise,
+// on the VCD machinery of the reconstructor. Volume (d0, d1, d2) in, volume out; cylinders run along d2.
+
+#include "mbir/ArrayView.h"
+#include "mbir/Backend.h"
+#include "mbir/ReconParams.h"
+
+#include <memory>
+#include <vector>
+
+namespace mbir {
+
+struct DenoiseParams
+{
+  float                sigmaNoise = 0.0f; // noise standard deviation; <= 0 estimates it from the image
+  float                sharpness = 0.0f;  // sigmaX = 0.2 * 2^sharpness * local standard deviation
+  float                p = 2.0f;
+  float                q = 1.2f;
+  float                T = 1.0f;
+  std::array<float, 3> qggmrfNeighbourWeights{ 1.0f, 1.0f, 1.0f };
+  int                  numSubsets = 16;
+  int                  maxIterations = 15;
+  float                stopThresholdChangePct = 0.2f;
+  float                maxOverrelaxation = 1.5f;
+  int                  verbose = 1;
+  std::uint64_t        seed = 0;
+  std::function<void(const std::string &)> logSink;
+};
+
+struct DenoiseResult
+{
+  std::vector<float>        image;
+  std::vector<IterationLog> log;
+  float                     sigmaNoise = 0.0f;
+  float                     sigmaX = 0.0f;
+  std::string               logText;
+};
+
+DenoiseResult
+qggmrfDenoise(ArrayView3 image, const DenoiseParams & params, const std::shared_ptr<Backend> & backend);
+
+} // namespace mbir

@@ -1,0 +1,75 @@
+#pragma once
+// MBIR parameters with MBIRJAX's defaults (spec/solver.md §2.1), and what a reconstruction reports.
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace mbir {
+
+struct ReconParams
+{
+  // Regularisation. With autoRegularize, sigmaY, sigmaX and sigmaProx are set from snrDb and sharpness
+  // at the start of every recon; set autoRegularize = false to use the values given here.
+  float sigmaY = 1.0f;
+  float sigmaX = 1.0f;
+  float sigmaProx = 1.0f;
+  bool  autoRegularize = true;
+  float snrDb = 30.0f;    // assumed sinogram signal-to-noise ratio [dB]
+  float sharpness = 1.0f; // larger is sharper (sigmaX = 0.2 * 2^sharpness * typical recon value)
+
+  // qGGMRF prior: quadratic (p) near 0, |delta|^q beyond T * sigmaX; neighbour weights [row, col, slice].
+  float                p = 2.0f;
+  float                q = 1.2f;
+  float                T = 1.0f;
+  std::array<float, 3> qggmrfNeighbourWeights{ 1.0f, 1.0f, 1.0f };
+
+  bool positivity = false;
+
+  // Multi-granular VCD: numbers of subsets available, and which one each iteration uses (the last entry
+  // repeats); stop after maxIterations or when an iteration changes the recon by less than the threshold.
+  std::vector<int> granularity{ 1, 2, 4, 8, 16, 32, 64, 128, 256 };
+  std::vector<int> partitionSequence{ 0, 2, 4, 6, 7 };
+  int              maxIterations = 15;
+  float            stopThresholdChangePct = 0.2f;
+  float            maxOverrelaxation = 1.5f;
+
+  int           verbose = 1; // 0 quiet, 1 one line per iteration
+  std::uint64_t seed = 0;    // partitions and subset order; equal seeds give equal results
+
+  // Where log lines go at verbose >= 1 (standard output when empty).
+  std::function<void(const std::string &)> logSink;
+};
+
+struct RegularizationParams
+{
+  float sigmaY = 1.0f;
+  float sigmaX = 1.0f;
+  float sigmaProx = 1.0f;
+};
+
+// One line of the reconstruction log.
+struct IterationLog
+{
+  int    iteration = 0;
+  int    numSubsets = 0;
+  double changePct = 0.0;   // 100 * sum |update| / sum |x|
+  double forwardLoss = 0.0; // sqrt(mean(W e^2 / mean W)) / sigmaY: about 1 at convergence
+  double priorLoss = 0.0;   // prior cost per voxel
+  double alpha = 0.0;       // mean step size over the subsets
+  double seconds = 0.0;     // wall time of this iteration
+  double totalCost = 0.0;   // (1 / 2 sigmaY^2) ||y - Ax||_W^2 + prior cost
+};
+
+struct ReconResult
+{
+  std::vector<float>        recon; // (rows, cols, slices)
+  std::vector<IterationLog> log;
+  RegularizationParams      regularization;
+  std::string               logText;
+  bool                      stoppedOnThreshold = false;
+};
+
+} // namespace mbir

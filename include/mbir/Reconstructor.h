@@ -1,0 +1,108 @@
+#pragma once
+// MBIR: weighted least squares plus a qGGMRF prior (or a proximal-map prior), solved by multi-granular
+// vectorised coordinate descent (spec/solver.md). Inputs are never modified.
+
+#include "mbir/ArrayView.h"
+#include "mbir/Projector.h"
+#include "mbir/ReconParams.h"
+
+#include <memory>
+#include <vector>
+
+namespace mbir {
+
+// Where the iterations start.
+struct InitialImage
+{
+  enum class Kind
+  {
+    DirectRecon, // FBP, scaled by the least-squares intensity factor (the default)
+    Constant,    // every voxel, inside the ROR or not
+    Volume       // a given (rows, cols, slices) volume
+  };
+  Kind       kind = Kind::DirectRecon;
+  float      constant = 0.0f;
+  ArrayView3 volume;
+
+  static InitialImage
+  directRecon()
+  {
+    return {};
+  }
+  static InitialImage
+  constantValue(float value)
+  {
+    InitialImage init;
+    init.kind = Kind::Constant;
+    init.constant = value;
+    return init;
+  }
+  static InitialImage
+  fromVolume(ArrayView3 v)
+  {
+    InitialImage init;
+    init.kind = Kind::Volume;
+    init.volume = v;
+    return init;
+  }
+};
+
+class Reconstructor
+{
+public:
+  Reconstructor(Geometry geometry, std::shared_ptr<Backend> backend, ReconParams params = {});
+
+  ReconParams &
+  params()
+  {
+    return m_Params;
+  }
+  const ReconParams &
+  params() const
+  {
+    return m_Params;
+  }
+  const Projector &
+  projector() const
+  {
+    return m_Projector;
+  }
+
+  // MBIR of a sinogram (views, rows, channels); weights (same shape) are optional.
+  ReconResult
+  recon(ArrayView3 sinogram, ArrayView3 weights = {}, InitialImage init = {}) const;
+  ReconResult
+  recon(const std::vector<float> & sinogram) const;
+
+  // The proximal map of `proxInput` (rows, cols, slices): the prior is ||x - v||^2 / (2 sigmaProx^2).
+  // sigmaProx > 0 overrides the automatic (or set) value for this call.
+  ReconResult
+  proxMap(ArrayView3   proxInput,
+          ArrayView3   sinogram,
+          ArrayView3   weights = {},
+          InitialImage init = {},
+          float        sigmaProx = 0.0f) const;
+
+  // The regularisation a recon of this sinogram would use now.
+  RegularizationParams
+  regularization(ArrayView3 sinogram, ArrayView3 weights = {}) const;
+
+  std::vector<float>
+  forwardProject(const std::vector<float> & recon) const;
+  std::vector<float>
+  backProject(const std::vector<float> & sinogram) const;
+  std::vector<float>
+  directRecon(const std::vector<float> & sinogram) const;
+
+private:
+  ReconResult
+  solve(ArrayView3 sinogram, ArrayView3 weights, InitialImage init, ArrayView3 proxInput, RegularizationParams reg)
+    const;
+  void
+  checkInputs(ArrayView3 sinogram, ArrayView3 weights, const InitialImage & init, ArrayView3 proxInput) const;
+
+  Projector   m_Projector;
+  ReconParams m_Params;
+};
+
+} // namespace mbir

@@ -1,0 +1,41 @@
+#pragma once
+// Automatic regularisation from sinogram or image statistics (spec/solver.md §2.3, §5.4).
+
+#include "mbir/ReconParams.h"
+#include "mbir/Shapes.h"
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace mbir {
+
+// 1 where the sinogram carries object signal, from a histogram estimate of the background level.
+std::vector<std::uint8_t>
+sinogramSupport(const std::vector<float> & values);
+
+struct RegularizationInputs
+{
+  SinogramShape sinogramShape;
+  ReconShape    reconShape;
+  float         deltaVoxel = 1.0f;
+  float         deltaDetChannel = 1.0f;
+  float         magnification = 1.0f;
+  float         snrDb = 30.0f;
+  float         sharpness = 1.0f;
+};
+
+// sigmaY from snrDb and the signal level; sigmaX = sigmaProx = 0.2 * 2^sharpness * typical recon value.
+// Uses about 20 evenly spaced views. weights == nullptr means unweighted.
+RegularizationParams
+autoRegularization(const float * sinogram, const float * weights, const RegularizationInputs & inputs);
+
+// Mean local standard deviation over the voxels at or above a noise floor (denoiser statistics).
+double
+localStandardDeviation(const float * image, const std::array<int, 3> & shape, double noiseFloor);
+
+// Noise level of an image from its local standard deviations.
+double
+estimateImageNoise(const float * image, const std::array<int, 3> & shape);
+
+} // namespace mbir

@@ -1,0 +1,72 @@
+#pragma once
+// The qGGMRF prior (spec/solver.md §1.3): potential, surrogate coefficient, and the gradient and
+// surrogate-Hessian diagonal at one voxel from its six neighbours.
+
+#include "mbir/kernels/HostDevice.h"
+
+#include <math.h>
+
+namespace mbir::kernels {
+
+constexpr float kFloatEpsilon = 1.1920929e-7f; // float32 machine epsilon, as the spec uses it
+
+struct QGGMRFParams
+{
+  float sigmaX; // scale of the prior
+  float p;      // exponent near 0 (2 by default: quadratic there)
+  float q;      // exponent far from 0
+  float T;      // threshold in units of sigmaX
+  // Neighbour weights b_k in the order row+1, row-1, col+1, col-1, slice+1, slice-1, summing to 1.
+  float b[6];
+};
+
+// Neighbour weights from the per-axis weights [row, col, slice]: b = w / (2 * sum w) per side.
+MBIR_HOST_DEVICE inline void
+neighbourWeights(float rowWeight, float colWeight, float sliceWeight, float b[6])
+{
+  const float norm = 2.0f * (rowWeight + colWeight + sliceWeight);
+  b[0] = b[1] = rowWeight / norm;
+  b[2] = b[3] = colWeight / norm;
+  b[4] = b[5] = sliceWeight / norm;
+}
+
+// rho(delta) = |delta|^p / (p sigma^p) * s^(q-p) / (1 + s^(q-p)),  s = |delta| / (T sigma).
+MBIR_HOST_DEVICE inline float
+qggmrfPotential(float delta, const QGGMRFParams & g)
+{
+  const float magnitude = fmaxf(fabsf(delta), g.T * g.sigmaX * kFloatEpsilon);
+  const float s = magnitude / (g.T * g.sigmaX);
+  const float ratio = powf(s, g.q - g.p);
+  return powf(magnitude, g.p) / (g.p * powf(g.sigmaX, g.p)) * ratio / (1.0f + ratio);
+}
+
+// 2 * btilde(delta) = rho'(delta) / delta, with eps added to s (not clipped) so that 0^(negative) cannot
+// occur; 2 btilde(0) is then the curvature at 0.
+MBIR_HOST_DEVICE inline float
+qggmrfTwoBTilde(float delta, const QGGMRFParams & g)
+{
+  const float s = fabsf(delta) / (g.T * g.sigmaX) + kFloatEpsilon;
+  const float ratio = powf(s, g.q - g.p);
+  const float sPowQm2 = g.p == 2.0f ? ratio : powf(s, g.q - 2.0f);
+  const float denom = 1.0f + ratio;
+  return powf(g.T, g.p - 2.0f) / (g.sigmaX * g.sigmaX) * sPowQm2 * (g.q / g.p + ratio) / (denom * denom);
+}
+
+// Gradient and surrogate-Hessian diagonal at a voxel of value `x` whose neighbours (same order as b)
+// have values `nbr`; a neighbour outside the volume is passed as x itself (difference 0).
+MBIR_HOST_DEVICE inline void
+qggmrfGradientHessian(float x, const float nbr[6], const QGGMRFParams & g, float & gradient, float & hessian)
+{
+  float grad = 0.0f, hess = 0.0f;
+  for (int k = 0; k < 6; ++k)
+  {
+    const float delta = x - nbr[k];
+    const float weight = g.b[k] * qggmrfTwoBTilde(delta, g);
+    grad += weight * delta;
+    hess += weight;
+  }
+  gradient = grad;
+  hessian = hess;
+}
+
+} // namespace mbir::kernels

@@ -1,0 +1,208 @@
+#include "mbir/Regularization.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace mbir {
+namespace {
+
+constexpr int kBins = 400;
+
+// Median with NumPy's convention (the mean of the two middle values for an even count).
+double
+median(std::vector<float> values)
+{
+  const std::size_t n = values.size();
+  std::nth_element(values.begin(), values.begin() + n / 2, values.end());
+  const double upper = values[n / 2];
+  if (n % 2 == 1)
+  {
+    return upper;
+  }
+  return 0.5 * (upper + *std::max_element(values.begin(), values.begin() + n / 2));
+}
+
+} // namespace
+
+std::vector<std::uint8_t>
+sinogramSupport(const std::vector<float> & values)
+{
+  std::vector<std::uint8_t> all(values.size(), 1);
+  if (values.empty())
+  {
+    return all;
+  }
+  const auto [minIt, maxIt] = std::minmax_element(values.begin(), values.end());
+  const double low = *minIt, high = *maxIt;
+  if (high <= 0.0 || high == low)
+  {
+    return all; // contrast reversed or constant data: no background to find
+  }
+
+  // Histogram of the values, then the background cluster: the peak nearest 0 and the bins around it
+  // above a tenth of its height.
+  std::vector<long> histogram(kBins, 0);
+  const double      width = (high - low) / kBins;
+  for (const float v : values)
+  {
+    histogram[std::min(kBins - 1, static_cast<int>((v - low) / width))]++;
+  }
+  auto centre = [&](int i) { return low + (i + 0.5) * width; };
+  int  peak = -1;
+  for (int i = 0; i < kBins - 1; ++i)
+  {
+    const bool isPeak =
+      i == 0 ? histogram[0] > histogram[1] : histogram[i] >= histogram[i - 1] && histogram[i] > histogram[i + 1];
+    if (isPeak && (peak < 0 || std::fabs(centre(i)) < std::fabs(centre(peak))))
+    {
+      peak = i;
+    }
+  }
+  if (peak < 0)
+  {
+    peak = 0;
+    for (int i = 1; i < kBins; ++i)
+    {
+      if (std::fabs(centre(i)) < std::fabs(centre(peak)))
+      {
+        peak = i;
+      }
+    }
+  }
+  const double cutoff = 0.1 * histogram[peak];
+  int          left = peak, right = peak;
+  while (left > 0 && histogram[left] > cutoff)
+  {
+    --left;
+  }
+  while (right < kBins - 1 && histogram[right] > cutoff)
+  {
+    ++right;
+  }
+  const double threshold = centre(right) + (centre(right) - centre(left));
+  if (high < threshold)
+  {
+    return all; // no level stands out above the background
+  }
+
+  std::vector<float> signal;
+  for (const float v : values)
+  {
+    if (v >= threshold)
+    {
+      signal.push_back(v);
+    }
+  }
+  const double              level = 0.25 * median(std::move(signal));
+  std::vector<std::uint8_t> support(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i)
+  {
+    support[i] = values[i] >= level ? 1 : 0;
+  }
+  return support;
+}
+
+RegularizationParams
+autoRegularization(const float * sinogram, const float * weights, const RegularizationInputs & in)
+{
+  const SinogramShape & s = in.sinogramShape;
+  const int             step = s.views / std::min(20, s.views);
+  const std::size_t     viewSize = static_cast<std::size_t>(s.rows) * s.channels;
+  std::vector<float>    ys, ws;
+  for (int v = 0; v < s.views; v += step)
+  {
+    ys.insert(ys.end(), sinogram + v * viewSize, sinogram + (v + 1) * viewSize);
+    if (weights)
+    {
+      ws.insert(ws.end(), weights + v * viewSize, weights + (v + 1) * viewSize);
+    }
+  }
+  const std::vector<std::uint8_t> support = sinogramSupport(ys);
+  double                          count = 0.0, weightedSquares = 0.0, magnitude = 0.0;
+  for (std::size_t i = 0; i < ys.size(); ++i)
+  {
+    if (support[i])
+    {
+      count += 1.0;
+      weightedSquares += (weights ? ws[i] : 1.0) * double(ys[i]) * ys[i];
+      magnitude += std::fabs(ys[i]);
+    }
+  }
+  count = std::max(count, 1.0);
+
+  RegularizationParams reg;
+  const double         signalRms = std::sqrt(weightedSquares / count);
+  const double         relativeNoise = std::pow(10.0, -in.snrDb / 20.0);
+  const double         pitchRatio = in.deltaVoxel / (in.deltaDetChannel / in.magnification);
+  reg.sigmaY = static_cast<float>(relativeNoise * signalRms * std::sqrt(pitchRatio));
+
+  // Typical recon value: typical line integral over the shorter of the object and detector widths.
+  const double rows = in.reconShape.rows, cols = in.reconShape.cols;
+  const double objectWidth = 2.0 * rows * cols / (rows + cols) * in.deltaVoxel;
+  const double detectorWidth = s.channels * in.deltaDetChannel / in.magnification;
+  const double reconScale = (magnitude / count) / std::min(objectWidth, detectorWidth);
+  reg.sigmaX = static_cast<float>(0.2 * std::pow(2.0, in.sharpness) * reconScale);
+  reg.sigmaProx = reg.sigmaX;
+  // Zero data would give zero sigmas and a division by zero later: keep them usable.
+  if (!(reg.sigmaY > 0.0f))
+    reg.sigmaY = 1.0f;
+  if (!(reg.sigmaX > 0.0f))
+    reg.sigmaX = reg.sigmaProx = 1.0f;
+  return reg;
+}
+
+double
+localStandardDeviation(const float * image, const std::array<int, 3> & shape, double noiseFloor)
+{
+  const int         d0 = shape[0], d1 = shape[1], d2 = shape[2];
+  double            meanAbs = 0.0, top = -std::numeric_limits<double>::infinity();
+  const std::size_t n = static_cast<std::size_t>(d0) * d1 * d2;
+  for (std::size_t i = 0; i < n; ++i)
+  {
+    meanAbs += std::fabs(image[i]);
+    top = std::max(top, double(image[i]));
+  }
+  meanAbs /= double(n);
+  const double threshold = std::min(0.05 * meanAbs + noiseFloor, top);
+  auto         at = [&](int i, int j, int k) {
+    // Index -1 wraps to the last element along that axis.
+    i = (i + d0) % d0;
+    j = (j + d1) % d1;
+    k = (k + d2) % d2;
+    return double(image[(static_cast<std::size_t>(i) * d1 + j) * d2 + k]);
+  };
+  double sum = 0.0, count = 0.0;
+  for (int i = 0; i < d0; ++i)
+  {
+    for (int j = 0; j < d1; ++j)
+    {
+      for (int k = 0; k < d2; ++k)
+      {
+        const double x = at(i, j, k);
+        if (x < threshold)
+        {
+          continue;
+        }
+        const double v[4] = { x, at(i - 1, j, k), at(i, j - 1, k), at(i, j, k - 1) };
+        const double mean = 0.25 * (v[0] + v[1] + v[2] + v[3]);
+        double       var = 0.0;
+        for (const double u : v)
+        {
+          var += (u - mean) * (u - mean);
+        }
+        sum += std::sqrt(0.25 * var);
+        count += 1.0;
+      }
+    }
+  }
+  return count > 0 ? sum / count : 0.0;
+}
+
+double
+estimateImageNoise(const float * image, const std::array<int, 3> & shape)
+{
+  return localStandardDeviation(image, shape, localStandardDeviation(image, shape, 0.0));
+}
+
+} // namespace mbir

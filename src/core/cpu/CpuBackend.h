@@ -1,0 +1,23 @@
+#pragma once
+// CPU kernels that live in their own translation units (internal to the CPU backend).
+
+#include "mbir/Backend.h"
+
+namespace mbir::cpu {
+
+void
+rampFilter(const float * in, const SinogramShape & shape, float scale, float * out, int threads);
+
+void
+qggmrfGradientHessian(const kernels::QGGMRFParams & prior,
+                      const float *                 volume,
+                      const ReconShape &            shape,
+                      const CylinderBatch &         cylinders,
+                      float *                       gradient,
+                      float *                       hessian,
+                      int                           threads);
+
+double
+qggmrfCost(const kernels::QGGMRFParams & prior, const float * volume, const ReconShape & shape, int threads);
+
+} // namespace mbir::cpu
