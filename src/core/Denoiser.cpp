@@ -5,7 +5,6 @@
 #include "mbir/Regularization.h"
 
 #include <cmath>
-#include <iostream>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
@@ -93,13 +92,7 @@ qggmrfDenoise(ArrayView3 image, const DenoiseParams & params, const std::shared_
   }
   const ReconShape shape{ image.shape[0], image.shape[1], image.shape[2] };
   DenoiseResult    result;
-  auto             log = [&](const std::string & line) {
-    result.logText += line + "\n";
-    if (params.logSink)
-      params.logSink(line);
-    else
-      std::cout << line << std::endl;
-  };
+  const auto       log = detail::makeLog(params.logSink, result.logText);
 
   // Regularisation from image statistics on about 20 planes along the first axis.
   result.sigmaNoise =
@@ -141,14 +134,7 @@ qggmrfDenoise(ArrayView3 image, const DenoiseParams & params, const std::shared_
   }
 
   detail::PriorTerm prior;
-  prior.qggmrf.sigmaX = result.sigmaX;
-  prior.qggmrf.p = params.p;
-  prior.qggmrf.q = params.q;
-  prior.qggmrf.T = params.T;
-  kernels::neighbourWeights(params.qggmrfNeighbourWeights[0],
-                            params.qggmrfNeighbourWeights[1],
-                            params.qggmrfNeighbourWeights[2],
-                            prior.qggmrf.b);
+  prior.qggmrf = detail::makeQGGMRFParams(result.sigmaX, params.p, params.q, params.T, params.qggmrfNeighbourWeights);
 
   detail::VcdSettings settings;
   settings.dataScale = 1.0f / (result.sigmaNoise * result.sigmaNoise);

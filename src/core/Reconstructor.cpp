@@ -6,7 +6,6 @@
 #include "mbir/Regularization.h"
 
 #include <cmath>
-#include <iostream>
 #include <sstream>
 #include <stdexcept>
 
@@ -105,18 +104,6 @@ requireShape(const ArrayView3 & a, const std::array<int, 3> & expected, const st
     const ArrayView3 e(nullptr, expected);
     throw std::invalid_argument(what + " has shape " + a.str() + " but the geometry needs " + e.str());
   }
-}
-
-std::function<void(const std::string &)>
-logger(const ReconParams & params, std::string & text)
-{
-  return [&params, &text](const std::string & line) {
-    text += line + "\n";
-    if (params.logSink)
-      params.logSink(line);
-    else
-      std::cout << line << std::endl;
-  };
 }
 
 } // namespace
@@ -285,7 +272,7 @@ Reconstructor::solve(ArrayView3           sinogram,
   const std::size_t     sinoSize = sinoShape.size();
   ReconResult           result;
   result.regularization = reg;
-  const auto log = logger(m_Params, result.logText);
+  const auto log = detail::makeLog(m_Params.logSink, result.logText);
   if (m_Params.verbose >= 1)
   {
     std::ostringstream head;
@@ -377,14 +364,8 @@ Reconstructor::solve(ArrayView3           sinogram,
   }
 
   detail::PriorTerm prior;
-  prior.qggmrf.sigmaX = reg.sigmaX;
-  prior.qggmrf.p = m_Params.p;
-  prior.qggmrf.q = m_Params.q;
-  prior.qggmrf.T = m_Params.T;
-  kernels::neighbourWeights(m_Params.qggmrfNeighbourWeights[0],
-                            m_Params.qggmrfNeighbourWeights[1],
-                            m_Params.qggmrfNeighbourWeights[2],
-                            prior.qggmrf.b);
+  prior.qggmrf =
+    detail::makeQGGMRFParams(reg.sigmaX, m_Params.p, m_Params.q, m_Params.T, m_Params.qggmrfNeighbourWeights);
   DeviceArray<float> proxVolume;
   if (!proxInput.empty())
   {

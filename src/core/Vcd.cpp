@@ -4,9 +4,34 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <iostream>
 #include <numeric>
 
 namespace mbir::detail {
+
+kernels::QGGMRFParams
+makeQGGMRFParams(float sigmaX, float p, float q, float T, const std::array<float, 3> & neighbourWeights)
+{
+  kernels::QGGMRFParams prior{};
+  prior.sigmaX = sigmaX;
+  prior.p = p;
+  prior.q = q;
+  prior.T = T;
+  kernels::neighbourWeights(neighbourWeights[0], neighbourWeights[1], neighbourWeights[2], prior.b);
+  return prior;
+}
+
+std::function<void(const std::string &)>
+makeLog(const std::function<void(const std::string &)> & sink, std::string & text)
+{
+  return [&sink, &text](const std::string & line) {
+    text += line + "\n";
+    if (sink)
+      sink(line);
+    else
+      std::cout << line << std::endl;
+  };
+}
 
 double
 priorCost(Backend & backend, const ReconShape & shape, const float * volume, const PriorTerm & prior)

@@ -5,6 +5,7 @@
 #include "mbir/Backend.h"
 #include "mbir/ReconParams.h"
 
+#include <array>
 #include <functional>
 #include <random>
 #include <string>
@@ -44,6 +45,14 @@ struct PriorTerm
   const float *         proxInput = nullptr; // device volume; non-null selects the proximal prior
   float                 sigmaProx = 1.0f;
 };
+
+// The qGGMRF parameters from the user's scale, exponents, threshold and per-axis neighbour weights.
+kernels::QGGMRFParams
+makeQGGMRFParams(float sigmaX, float p, float q, float T, const std::array<float, 3> & neighbourWeights);
+
+// A log that keeps every line in `text` and passes it to `sink`, or to standard output when empty.
+std::function<void(const std::string &)>
+makeLog(const std::function<void(const std::string &)> & sink, std::string & text);
 
 struct VcdSettings
 {

@@ -248,8 +248,8 @@ struct DirectionTerms
   __device__ void
   operator()(std::size_t i, double & linear, double & quadratic) const
   {
-    const float h = dataScale * (dataHessian ? dataHessian[i] : 1.0f) + priorHessian[i];
-    const float d = (dataScale * backProjection[i] - priorGradient[i]) / h;
+    const float d = kernels::vcdDirectionElement(
+      dataScale, backProjection[i], dataHessian ? dataHessian[i] : 1.0f, priorGradient[i], priorHessian[i]);
     delta[i] = d;
     linear += double(priorGradient[i]) * d;
     quadratic += double(priorHessian[i]) * d * d;

@@ -9,6 +9,7 @@
 #include <cmath>
 
 using namespace mbir;
+using mbir::test::expectInvalid;
 
 namespace {
 
@@ -16,22 +17,6 @@ ParallelBeamGeometry
 specGeometry()
 {
   return ParallelBeamGeometry(SinogramShape{ 64, 40, 128 }, test::evenAngles(64, M_PI, -M_PI / 2));
-}
-
-// Expects std::invalid_argument whose message mentions `needle`.
-template<typename F>
-void
-expectInvalid(F && f, const std::string & needle)
-{
-  try
-  {
-    f();
-    ADD_FAILURE() << "no exception; expected one mentioning '" << needle << "'";
-  }
-  catch (const std::invalid_argument & e)
-  {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
 }
 
 void

@@ -13,6 +13,7 @@
 #include <cmath>
 
 using namespace mbir;
+using mbir::test::expectInvalid;
 
 namespace {
 
@@ -31,20 +32,6 @@ specGeometry(int views = 64)
   return ParallelBeamGeometry(SinogramShape{ views, 40, 128 }, test::evenAngles(views, M_PI, -M_PI / 2));
 }
 
-template<typename F>
-void
-expectInvalid(F && f, const std::string & needle)
-{
-  try
-  {
-    f();
-    ADD_FAILURE() << "no exception; expected one mentioning '" << needle << "'";
-  }
-  catch (const std::invalid_argument & e)
-  {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
 
 } // namespace
 

@@ -4,6 +4,8 @@
 
 #include "mbir/ParallelBeamGeometry.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstddef>
 #include <fstream>
@@ -136,6 +138,22 @@ readReferenceFile(const std::string & path)
     cases.back().arrays[key] = values;
   }
   return cases;
+}
+
+// Expects f() to throw std::invalid_argument whose message mentions `needle`.
+template<typename F>
+void
+expectInvalid(F && f, const std::string & needle)
+{
+  try
+  {
+    f();
+    ADD_FAILURE() << "no exception; expected one mentioning '" << needle << "'";
+  }
+  catch (const std::invalid_argument & e)
+  {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
 }
 
 } // namespace mbir::test

@@ -69,4 +69,12 @@ qggmrfGradientHessian(float x, const float nbr[6], const QGGMRFParams & g, float
   hessian = hess;
 }
 
+// One element of the VCD step direction (spec/solver.md §3.5): delta = -g / h with the data gradient
+// -dataScale * backProjection and curvature dataScale * dataHessian added to the prior's.
+MBIR_HOST_DEVICE inline float
+vcdDirectionElement(float dataScale, float backProjection, float dataHessian, float priorGradient, float priorHessian)
+{
+  return (dataScale * backProjection - priorGradient) / (dataScale * dataHessian + priorHessian);
+}
+
 } // namespace mbir::kernels

@@ -300,8 +300,8 @@ public:
 #pragma omp parallel for simd reduction(+ : linear, quadratic) schedule(static) num_threads(m_Threads)
     for (std::size_t i = 0; i < n; ++i)
     {
-      const float h = dataScale * (dataHessian ? dataHessian[i] : 1.0f) + priorHessian[i];
-      const float d = (dataScale * backProjection[i] - priorGradient[i]) / h;
+      const float d = kernels::vcdDirectionElement(
+        dataScale, backProjection[i], dataHessian ? dataHessian[i] : 1.0f, priorGradient[i], priorHessian[i]);
       delta[i] = d;
       linear += double(priorGradient[i]) * d;
       quadratic += double(priorHessian[i]) * d * d;
