@@ -5,7 +5,10 @@
 
 #include "mbir/DeviceArray.h"
 #include "mbir/Shapes.h"
+#include "mbir/kernels/ConeBeam.h"
+#include "mbir/kernels/MultiAxisParallel.h"
 #include "mbir/kernels/ParallelBeam.h"
+#include "mbir/kernels/Translation.h"
 #include "mbir/kernels/QGGMRF.h"
 
 #include <atomic>
@@ -13,16 +16,23 @@
 #include <memory>
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace mbir {
 
 // A device's copy of one geometry: kernel parameters plus a pointer to the view table in device memory.
-struct ParallelBeamModel
+template<typename Params>
+struct GeometryModel
 {
-  kernels::ParallelBeamParams       params;
-  const kernels::ParallelBeamView * views = nullptr;
+  using View = typename Params::View;
+  Params       params;
+  const View * views = nullptr;
 };
-using DeviceModel = std::variant<ParallelBeamModel>;
+using ParallelBeamModel = GeometryModel<kernels::ParallelBeamParams>;
+using ConeBeamModel = GeometryModel<kernels::ConeBeamParams>;
+using TranslationModel = GeometryModel<kernels::TranslationParams>;
+using MultiAxisParallelModel = GeometryModel<kernels::MultiAxisParallelParams>;
+using DeviceModel = std::variant<ParallelBeamModel, ConeBeamModel, TranslationModel, MultiAxisParallelModel>;
 
 // Views [first, first + count) of the geometry's view table. A sinogram buffer passed with a range
 // holds exactly those views, in the detector-column layout [view][channel][row].
@@ -39,6 +49,13 @@ struct CylinderBatch
   const int * pixels = nullptr; // device memory
   int         numPixels = 0;
   int         numSlices = 0;
+};
+
+// A ramp filter's direction on the detector, in (channel, row) frequency units; see Backend::rampFilter.
+struct RampDirection
+{
+  float channel = 0.0f;
+  float row = 0.0f;
 };
 
 class Backend
@@ -86,12 +103,20 @@ public:
               int                   power,
               float *               values) = 0;
 
-  // Ramp-filters every detector row of a sinogram in the device layout along its channels and scales the
-  // result: out = scale * (rows (*) ramp kernel). `in` and `out` may be the same buffer.
+  // Ramp-filters each view of a sinogram in the device layout: view v is convolved with the band-limited
+  // ramp along the detector direction (channel, row) of directions[v], whose frequency response is
+  // about |channel * f_u + row * f_v| (f in cycles per sample; exactly the Ram-Lak kernel of
+  // spec/projectors.md §1.5 scaled by |channel| when row == 0). `in` and `out` may be the same buffer.
   virtual void
-  rampFilter(const float * in, const SinogramShape & shape, float scale, float * out) = 0;
+  rampFilter(const float * in, const SinogramShape & shape, const std::vector<RampDirection> & directions, float * out) = 0;
 
   // --- vector operations on n floats ----------------------------------------------------------------------
+  // x[i] *= factors[i % period]: a per-detector-cell weight on every view, or a per-slice one on a volume.
+  virtual void
+  multiplyPeriodic(const float * factors, std::size_t period, float * x, std::size_t n) = 0;
+  // out = numerator / denominator where denominator > 0, else 0.
+  virtual void
+  divideWherePositive(const float * numerator, const float * denominator, float * out, std::size_t n) = 0;
   virtual void
   copy(const float * source, float * destination, std::size_t n) = 0;
   virtual void

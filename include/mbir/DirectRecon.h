@@ -1,15 +1,13 @@
 #pragma once
-// Direct (filtered back-projection) reconstruction; for parallel beam the FBP of spec/projectors.md §2.4.
+// Direct (non-iterative) reconstruction, the default MBIR initial image: FBP for parallel beam
+// (spec/projectors.md §2.4), FDK for cone beam with the helical slice correction (§3.5), a directional
+// FBP for multi-axis parallel beam (§5.4), and a normalised back projection for translation.
 
 #include "mbir/Projector.h"
 
 #include <vector>
 
 namespace mbir {
-
-// Scale of the ramp kernel that makes a uniform object reconstruct to its value.
-float
-directReconFilterScale(const Geometry & geometry);
 
 // On the projector's device: `sinogram` in the device layout, `volume` all pixels x slices; the ROR
 // cylinders of `volume` are overwritten, the others are left alone.

@@ -2,26 +2,18 @@
 // Parallel-beam scan and recon grid (spec/projectors.md §2). A plain set of parameters: change fields,
 // then call autoSetReconGeometry() if the detector or voxel aspects changed, as MBIRJAX does.
 
-#include "mbir/RorMask.h"
-#include "mbir/Shapes.h"
+#include "mbir/DetectorAndGrid.h"
 #include "mbir/kernels/ParallelBeam.h"
 
 #include <vector>
 
 namespace mbir {
 
-struct ParallelBeamGeometry
+// Slice k is detector row k, so the slice pitch is the row pitch: voxel_slice_aspect must be 1 and
+// det_row_offset 0.
+struct ParallelBeamGeometry : DetectorAndGrid
 {
-  SinogramShape      sinogramShape;           // (views, rows, channels)
-  std::vector<float> angles;                  // view angles [rad], one per view
-  float              deltaDetChannel = 1.0f;  // detector channel pitch [ALU]
-  float              deltaDetRow = 1.0f;      // detector row pitch [ALU]; sets the slice count only
-  float              detChannelOffset = 0.0f; // [ALU]; the rotation axis hits channel (C-1)/2 + offset/pitch
-  float              deltaVoxel = 0.0f;       // voxel pitch along columns [ALU]; set by autoSetReconGeometry
-  float              voxelRowAspect = 1.0f;   // row pitch / column pitch
-  float              voxelSliceAspect = 1.0f; // must be 1: slice pitch is the row pitch
-  ReconShape         reconShape;              // (rows, cols, slices); set by autoSetReconGeometry
-  RorMask            rorMask = RorMask::ellipse();
+  std::vector<float> angles; // view angles [rad], one per view
 
   ParallelBeamGeometry() = default;
   // Sets the default recon grid from the detector.

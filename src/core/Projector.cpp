@@ -7,14 +7,17 @@ namespace mbir {
 namespace {
 
 // Uploads the view table and returns the device model that points at it.
+template<typename G>
 DeviceModel
-makeDeviceModel(const ParallelBeamGeometry & geometry, Backend & backend, DeviceAllocation & viewTable)
+makeDeviceModel(const G & geometry, Backend & backend, DeviceAllocation & viewTable)
 {
-  const std::vector<kernels::ParallelBeamView> views = geometry.viewTable();
-  const std::size_t                            bytes = views.size() * sizeof(kernels::ParallelBeamView);
+  using Params = decltype(geometry.kernelParams());
+  using View = typename Params::View;
+  const std::vector<View> views = geometry.viewTable();
+  const std::size_t       bytes = views.size() * sizeof(View);
   viewTable = backend.allocateBytes(bytes);
   backend.copyToDevice(views.data(), viewTable.get(), bytes);
-  return ParallelBeamModel{ geometry.kernelParams(), static_cast<const kernels::ParallelBeamView *>(viewTable.get()) };
+  return GeometryModel<Params>{ geometry.kernelParams(), static_cast<const View *>(viewTable.get()) };
 }
 
 } // namespace

@@ -101,7 +101,7 @@ TEST(ParallelBeamGeometry, RejectsBadInput)
   {
     ParallelBeamGeometry g = specGeometry();
     g.angles.pop_back();
-    expectInvalid([&] { validate(g); }, "63 angles given for 64 views");
+    expectInvalid([&] { validate(g); }, "angles has 63 entries for 64 views");
   }
   {
     ParallelBeamGeometry g = specGeometry();

@@ -6,9 +6,18 @@
 
 namespace mbir::kernels {
 
+// One entry of the view table.
+struct ParallelBeamView
+{
+  float cosAngle;
+  float sinAngle;
+};
+
 // Everything the parallel-beam kernels read, as plain values so it can be passed to a GPU kernel.
 struct ParallelBeamParams
 {
+  using View = ParallelBeamView;
+
   int   numDetRows;     // R, equal to the number of slices
   int   numDetChannels; // C
   int   reconRows;      // N_i (y, along recon rows)
@@ -17,13 +26,6 @@ struct ParallelBeamParams
   float channelOffset;  // the rotation axis projects to channel (C-1)/2 + channelOffset / deltaChannel
   float deltaX;         // voxel pitch along columns [ALU]
   float deltaY;         // voxel pitch along rows [ALU]
-};
-
-// One entry of the view table.
-struct ParallelBeamView
-{
-  float cosAngle;
-  float sinAngle;
 };
 
 MBIR_HOST_DEVICE inline ParallelBeamView

@@ -171,9 +171,12 @@ public:
   }
 
   void
-  rampFilter(const float * in, const SinogramShape & shape, float scale, float * out) override
+  rampFilter(const float *                      in,
+             const SinogramShape &              shape,
+             const std::vector<RampDirection> & directions,
+             float *                            out) override
   {
-    cpu::rampFilter(in, shape, scale, out, m_Threads);
+    cpu::rampFilter(in, shape, directions, out, m_Threads);
   }
 
   void
@@ -183,6 +186,28 @@ public:
     for (std::size_t i = 0; i < n; ++i)
     {
       destination[i] = source[i];
+    }
+  }
+  void
+  multiplyPeriodic(const float * factors, std::size_t period, float * x, std::size_t n) override
+  {
+#pragma omp parallel for schedule(static) num_threads(m_Threads)
+    for (std::size_t start = 0; start < n; start += period)
+    {
+      const std::size_t count = std::min(period, n - start);
+      for (std::size_t i = 0; i < count; ++i)
+      {
+        x[start + i] *= factors[i];
+      }
+    }
+  }
+  void
+  divideWherePositive(const float * numerator, const float * denominator, float * out, std::size_t n) override
+  {
+#pragma omp parallel for simd schedule(static) num_threads(m_Threads)
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      out[i] = denominator[i] > 0.0f ? numerator[i] / denominator[i] : 0.0f;
     }
   }
   void
@@ -463,6 +488,150 @@ private:
                 out[k] += a * column[k];
               }
             }
+          }
+        }
+      }
+    }
+  }
+
+  // Geometries with a row map (cone, translation, multi-axis): each task owns one view, so no two tasks
+  // write the same sinogram entry. Per cylinder the slices are first spread onto a detector column
+  // (vertical stage), which is then added to the channels it hits (horizontal stage).
+  template<typename Params>
+  void
+  forward(const GeometryModel<Params> & m,
+          const CylinderBatch &         batch,
+          const float *                 values,
+          const ViewRange &             views,
+          float *                       sinogram) const
+  {
+    const Params &         p = m.params;
+    const int              rows = p.numDetRows;
+    const int              slices = batch.numSlices;
+    const std::vector<int> order = tileBlocks(batch, p.reconCols).order;
+    const std::size_t      viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
+#pragma omp parallel num_threads(m_Threads)
+    {
+      std::vector<float> column(rows);
+#pragma omp for schedule(dynamic)
+      for (int lv = 0; lv < views.count; ++lv)
+      {
+        const typename Params::View view = m.views[views.first + lv];
+        float *                     sinoView = sinogram + lv * viewSize;
+        for (const int b : order)
+        {
+          const kernels::PixelProjection proj = kernels::pixelProjection(p, view, batch.pixels[b]);
+          int                            first, last;
+          proj.rows.rowsReached(slices, rows, first, last);
+          if (proj.channels.last < proj.channels.first || last < first)
+          {
+            continue;
+          }
+          std::fill(column.begin() + first, column.begin() + last + 1, 0.0f);
+          const float * x = values + static_cast<std::size_t>(b) * slices;
+          for (int k = 0; k < slices; ++k)
+          {
+            if (x[k] == 0.0f)
+            {
+              continue;
+            }
+            const kernels::Footprint fp = proj.rows.slice(k, rows);
+            for (int r = std::max(fp.first, first); r <= std::min(fp.last, last); ++r)
+            {
+              column[r] += fp.weight(r) * x[k];
+            }
+          }
+          for (int n = proj.channels.first; n <= proj.channels.last; ++n)
+          {
+            const float a = proj.channels.weight(n);
+            if (a == 0.0f)
+            {
+              continue;
+            }
+            float * target = sinoView + static_cast<std::size_t>(n) * rows;
+#pragma omp simd
+            for (int r = first; r <= last; ++r)
+            {
+              target[r] += a * column[r];
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // Each task owns one cylinder: per view, gather the channels into a detector column, then the column
+  // into the slices. The same row map as the forward direction, so the pair is an exact adjoint.
+  template<bool Weighted, typename Params>
+  void
+  back(const GeometryModel<Params> & m,
+       const CylinderBatch &         batch,
+       const float *                 sinogram,
+       const float *                 weights,
+       const ViewRange &             views,
+       int                           power,
+       float *                       values) const
+  {
+    const Params &         p = m.params;
+    const int              rows = p.numDetRows;
+    const int              slices = batch.numSlices;
+    const std::vector<int> order = tileBlocks(batch, p.reconCols).order;
+    const std::size_t      viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
+#pragma omp parallel num_threads(m_Threads)
+    {
+      std::vector<float> column(rows);
+#pragma omp for schedule(dynamic, 4)
+      for (int e = 0; e < batch.numPixels; ++e)
+      {
+        const int b = order[e];
+        float *   out = values + static_cast<std::size_t>(b) * slices;
+        for (int lv = 0; lv < views.count; ++lv)
+        {
+          const kernels::PixelProjection proj =
+            kernels::pixelProjection(p, m.views[views.first + lv], batch.pixels[b]);
+          int first, last;
+          proj.rows.rowsReached(slices, rows, first, last);
+          if (proj.channels.last < proj.channels.first || last < first)
+          {
+            continue;
+          }
+          std::fill(column.begin() + first, column.begin() + last + 1, 0.0f);
+          for (int n = proj.channels.first; n <= proj.channels.last; ++n)
+          {
+            const float a = kernels::coefficientPower(proj.channels.weight(n), power);
+            if (a == 0.0f)
+            {
+              continue;
+            }
+            const std::size_t offset = lv * viewSize + static_cast<std::size_t>(n) * rows;
+            const float *     source = sinogram + offset;
+            if constexpr (Weighted)
+            {
+              const float * weight = weights + offset;
+#pragma omp simd
+              for (int r = first; r <= last; ++r)
+              {
+                column[r] += a * weight[r] * source[r];
+              }
+            }
+            else
+            {
+#pragma omp simd
+              for (int r = first; r <= last; ++r)
+              {
+                column[r] += a * source[r];
+              }
+            }
+          }
+          for (int k = 0; k < slices; ++k)
+          {
+            const kernels::Footprint fp = proj.rows.slice(k, rows);
+            float                    sum = 0.0f;
+            for (int r = std::max(fp.first, first); r <= std::min(fp.last, last); ++r)
+            {
+              sum += kernels::coefficientPower(fp.weight(r), power) * column[r];
+            }
+            out[k] += sum;
           }
         }
       }

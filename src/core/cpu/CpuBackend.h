@@ -6,7 +6,11 @@
 namespace mbir::cpu {
 
 void
-rampFilter(const float * in, const SinogramShape & shape, float scale, float * out, int threads);
+rampFilter(const float *                      in,
+           const SinogramShape &              shape,
+           const std::vector<RampDirection> & directions,
+           float *                            out,
+           int                                threads);
 
 void
 qggmrfGradientHessian(const kernels::QGGMRFParams & prior,

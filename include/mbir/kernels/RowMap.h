@@ -1,0 +1,78 @@
+#pragma once
+// The vertical stage of the separable system matrix (spec/projectors.md §1.3) for every geometry whose
+// slices do not map one-to-one onto detector rows: cone beam, translation, multi-axis parallel.
+// A[(v, m, n), (p, k)] = a(n) * b(m, k); the channel weights a(n) are a Footprint, b(m, k) is a RowMap.
+
+#include "mbir/kernels/Footprint.h"
+
+namespace mbir::kernels {
+
+// How the slices of one voxel cylinder fall on the detector rows in one view. Slice k casts a shadow
+// `width` rows high centred on row first + step * k, weighted per unit overlap by
+// scale * sqrt(1 + (obliquity * (centre - axisRow))^2): the path-length gain of a ray that leaves the
+// detector's central row at a vertical angle (1 / cos(phi) in cone beam; obliquity 0 means none).
+// Both projection directions evaluate b(m, k) through slice(), so the pair is an exact adjoint.
+struct RowMap
+{
+  float first;     // fractional row of the centre of slice 0
+  float step;      // rows per slice, > 0
+  float width;     // shadow height [rows]
+  float scale;     // weight per unit overlap
+  float axisRow;   // fractional row hit by the ray in the plane of the source (cone) or 0
+  float obliquity; // row pitch / source-detector distance, 0 without a vertical path-length gain
+
+  MBIR_HOST_DEVICE float
+  centre(int slice) const
+  {
+    return first + step * static_cast<float>(slice);
+  }
+
+  // The rows hit by slice k, and their weights b(m, k).
+  MBIR_HOST_DEVICE Footprint
+  slice(int k, int numRows) const
+  {
+    const float c = centre(k);
+    const float t = obliquity * (c - axisRow);
+    return makeFootprint(c, width, scale * sqrtf(1.0f + t * t), numRows);
+  }
+
+  // The slices whose shadow can reach row m, as [firstSlice, lastSlice] clipped to the volume (empty
+  // when lastSlice < firstSlice). One slice of margin on each side absorbs rounding; the weights of
+  // slices that do not reach m are exactly 0, so a gather over this range equals the scatter.
+  MBIR_HOST_DEVICE void
+  slicesReaching(int m, int numSlices, int & firstSlice, int & lastSlice) const
+  {
+    const float reach = 0.5f * (width + 1.0f);
+    const float low = (static_cast<float>(m) - reach - first) / step;
+    const float high = (static_cast<float>(m) + reach - first) / step;
+    // Clip in float first so that the casts cannot overflow.
+    const float top = static_cast<float>(numSlices);
+    firstSlice = static_cast<int>(fminf(fmaxf(floorf(low), -1.0f), top)) - 1;
+    lastSlice = static_cast<int>(fminf(fmaxf(ceilf(high), -1.0f), top)) + 1;
+    firstSlice = firstSlice < 0 ? 0 : firstSlice;
+    lastSlice = lastSlice >= numSlices ? numSlices - 1 : lastSlice;
+  }
+
+  // The detector rows that any of the numSlices slices can reach, as [firstRow, lastRow] clipped to the
+  // detector (empty when lastRow < firstRow).
+  MBIR_HOST_DEVICE void
+  rowsReached(int numSlices, int numRows, int & firstRow, int & lastRow) const
+  {
+    const float a = centre(0), b = centre(numSlices - 1);
+    const float reach = 0.5f * (width + 1.0f);
+    const float top = static_cast<float>(numRows);
+    firstRow = static_cast<int>(fminf(fmaxf(floorf(fminf(a, b) - reach), -1.0f), top));
+    lastRow = static_cast<int>(fminf(fmaxf(ceilf(fmaxf(a, b) + reach), -1.0f), top));
+    firstRow = firstRow < 0 ? 0 : firstRow;
+    lastRow = lastRow >= numRows ? numRows - 1 : lastRow;
+  }
+};
+
+// Everything one (view, pixel) pair contributes: channel weights and the slice-to-row map.
+struct PixelProjection
+{
+  Footprint channels;
+  RowMap    rows;
+};
+
+} // namespace mbir::kernels

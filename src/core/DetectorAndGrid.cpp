@@ -1,0 +1,47 @@
+#include "mbir/DetectorAndGrid.h"
+
+#include "GeometryChecks.h"
+
+#include <algorithm>
+
+namespace mbir {
+
+void
+DetectorAndGrid::scaleReconShape(float rowScale, float colScale)
+{
+  if (!(rowScale > 0.0f && colScale > 0.0f && std::isfinite(rowScale) && std::isfinite(colScale)))
+  {
+    throw std::invalid_argument("scaleReconShape: the scales must be finite and > 0, got " +
+                                detail::number(rowScale) + " and " + detail::number(colScale));
+  }
+  reconShape.rows = std::max(1, static_cast<int>(static_cast<float>(reconShape.rows) * rowScale));
+  reconShape.cols = std::max(1, static_cast<int>(static_cast<float>(reconShape.cols) * colScale));
+}
+
+void
+DetectorAndGrid::validateDetectorAndGrid(const std::string & geometry) const
+{
+  const SinogramShape & s = sinogramShape;
+  if (s.views <= 0 || s.rows <= 0 || s.channels <= 0)
+  {
+    detail::invalidGeometry(geometry,
+                            "sinogram_shape " + s.str() + " must have at least one view, one row and one channel");
+  }
+  detail::requirePositive(geometry, deltaDetChannel, "delta_det_channel", "give the detector channel pitch");
+  detail::requirePositive(geometry, deltaDetRow, "delta_det_row", "give the detector row pitch");
+  detail::requireFinite(geometry, detChannelOffset, "det_channel_offset");
+  detail::requireFinite(geometry, detRowOffset, "det_row_offset");
+  detail::requirePositive(geometry, deltaVoxel, "delta_voxel", "call autoSetReconGeometry() or give the voxel pitch");
+  detail::requirePositive(geometry, voxelRowAspect, "voxel_row_aspect", "give the ratio of row pitch to column pitch");
+  detail::requirePositive(
+    geometry, voxelSliceAspect, "voxel_slice_aspect", "give the ratio of slice pitch to column pitch");
+  if (reconShape.rows <= 0 || reconShape.cols <= 0 || reconShape.slices <= 0)
+  {
+    detail::invalidGeometry(geometry,
+                            "recon_shape " + reconShape.str() +
+                              " must be positive in every axis; call autoSetReconGeometry() or set it");
+  }
+  rorMask.validate(reconShape);
+}
+
+} // namespace mbir

@@ -1,0 +1,93 @@
+#include "mbir/MultiAxisParallelGeometry.h"
+
+#include "GeometryChecks.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mbir {
+namespace {
+
+const std::string kName = "multi-axis parallel";
+
+} // namespace
+
+MultiAxisParallelGeometry::MultiAxisParallelGeometry(SinogramShape      shape,
+                                                     std::vector<float> azimuths,
+                                                     std::vector<float> viewElevations)
+  : angles(std::move(azimuths))
+  , elevations(std::move(viewElevations))
+{
+  sinogramShape = shape;
+  autoSetReconGeometry();
+}
+
+void
+MultiAxisParallelGeometry::autoSetReconGeometry()
+{
+  deltaVoxel = deltaDetChannel;
+  const float width = static_cast<float>(sinogramShape.channels) * deltaDetChannel;
+  reconShape.rows = std::max(1, static_cast<int>(std::ceil(width / deltaY())));
+  reconShape.cols = std::max(1, static_cast<int>(std::ceil(width / deltaVoxel)));
+  double minCos = 1.0;
+  for (const float e : elevations)
+  {
+    minCos = std::min(minCos, std::fabs(std::cos(double(e))));
+  }
+  const double height = double(sinogramShape.rows) * deltaDetRow / (std::max(minCos, 0.1) * deltaZ());
+  reconShape.slices = std::max(1, static_cast<int>(std::floor(float(height))));
+}
+
+void
+MultiAxisParallelGeometry::validate() const
+{
+  validateDetectorAndGrid(kName);
+  detail::requirePerView(kName, angles, sinogramShape.views, "angles");
+  detail::requireFiniteEntries(kName, angles, "angles");
+  detail::requirePerView(kName, elevations, sinogramShape.views, "elevations");
+  detail::requireFiniteEntries(kName, elevations, "elevations");
+  for (std::size_t v = 0; v < elevations.size(); ++v)
+  {
+    if (!(std::cos(elevations[v]) > 1e-3f))
+    {
+      detail::invalidGeometry(kName,
+                              "elevations entry " + std::to_string(v) + " is " + detail::number(elevations[v]) +
+                                " rad; rays must not run along the slice axis (|elevation| < pi/2)");
+    }
+  }
+  detail::requireFinite(kName, reconSliceOffset, "recon_slice_offset");
+}
+
+kernels::MultiAxisParallelParams
+MultiAxisParallelGeometry::kernelParams() const
+{
+  kernels::MultiAxisParallelParams p{};
+  p.numDetRows = sinogramShape.rows;
+  p.numDetChannels = sinogramShape.channels;
+  p.reconRows = reconShape.rows;
+  p.reconCols = reconShape.cols;
+  p.reconSlices = reconShape.slices;
+  p.deltaChannel = deltaDetChannel;
+  p.deltaRow = deltaDetRow;
+  p.channelOffset = detChannelOffset;
+  p.rowOffset = detRowOffset;
+  p.deltaX = deltaVoxel;
+  p.deltaY = deltaY();
+  p.deltaZ = deltaZ();
+  p.sliceOffset = reconSliceOffset;
+  return p;
+}
+
+std::vector<kernels::MultiAxisParallelView>
+MultiAxisParallelGeometry::viewTable() const
+{
+  std::vector<kernels::MultiAxisParallelView> table;
+  table.reserve(angles.size());
+  for (std::size_t v = 0; v < angles.size(); ++v)
+  {
+    table.push_back(kernels::makeMultiAxisParallelView(angles[v], elevations[v]));
+  }
+  return table;
+}
+
+} // namespace mbir
