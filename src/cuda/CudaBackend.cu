@@ -9,11 +9,10 @@
 #include <cufft.h>
 
 #include <algorithm>
-#include <cmath>
-#include <vector>
-
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace mbir {
 namespace {
@@ -31,6 +30,11 @@ constexpr int kTransposeTile = 32;
 constexpr int kForwardGroup = 32; // cylinders per forward block; their footprints are shared
 constexpr int kBackViews = 128;   // views whose footprints a back-projection block stages at once
 constexpr int kThreads = 128;
+constexpr int kRowMapThreads = 256;     // threads of a row-map back-projection block
+constexpr int kSlicesPerThread = 8;     // slices one such thread accumulates in registers per pass
+constexpr int kMaxSharedColumn = 8192;  // longest detector column kept in shared memory (32 KiB)
+constexpr std::size_t kScratchFloats = std::size_t(1) << 24; // global columns for longer detectors
+constexpr std::size_t kFilterSamples = std::size_t(1) << 26; // real FFT samples per ramp-filter batch
 
 // out[v] = transpose(in[v]) for each (rows x cols) matrix v = blockIdx.z.
 __global__ void
