@@ -47,10 +47,17 @@ struct InitialImage
   }
 };
 
+// MBIRJAX's defaults, with the geometry's own where it has them: translation relaxes less (1.3) and
+// weighs the depth neighbours (recon rows) by 0.1, its rows being far deeper than wide.
+ReconParams
+defaultReconParams(const Geometry & geometry);
+
 class Reconstructor
 {
 public:
-  Reconstructor(Geometry geometry, std::shared_ptr<Backend> backend, ReconParams params = {});
+  // The geometry's default parameters.
+  Reconstructor(Geometry geometry, std::shared_ptr<Backend> backend);
+  Reconstructor(Geometry geometry, std::shared_ptr<Backend> backend, ReconParams params);
 
   ReconParams &
   params()

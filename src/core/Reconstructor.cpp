@@ -108,6 +108,23 @@ requireShape(const ArrayView3 & a, const std::array<int, 3> & expected, const st
 
 } // namespace
 
+ReconParams
+defaultReconParams(const Geometry & geometry)
+{
+  ReconParams params;
+  if (std::holds_alternative<TranslationGeometry>(geometry))
+  {
+    params.maxOverrelaxation = 1.3f;
+    params.qggmrfNeighbourWeights = { 0.1f, 1.0f, 1.0f };
+  }
+  return params;
+}
+
+Reconstructor::Reconstructor(Geometry geometry, std::shared_ptr<Backend> backend)
+  : m_Projector(std::move(geometry), std::move(backend))
+  , m_Params(defaultReconParams(m_Projector.geometry()))
+{}
+
 Reconstructor::Reconstructor(Geometry geometry, std::shared_ptr<Backend> backend, ReconParams params)
   : m_Projector(std::move(geometry), std::move(backend))
   , m_Params(std::move(params))

@@ -36,7 +36,8 @@ TranslationGeometry::autoSetReconGeometry()
   const double pitchRow = deltaDetRow / M, pitchChannel = deltaDetChannel / M;
   deltaVoxel = static_cast<float>(std::max(pitchRow, pitchChannel));
   const double nominalDepth = std::max(4.0 * pitchRow / slopeWidth, 4.0 * pitchChannel / slopeHeight);
-  if (voxelRowAspect == 1.0f)
+  const bool   automaticDepth = voxelRowAspect == 1.0f;
+  if (automaticDepth)
   {
     voxelRowAspect = static_cast<float>(std::max(nominalDepth, double(deltaVoxel)) / deltaVoxel);
   }
@@ -57,6 +58,18 @@ TranslationGeometry::autoSetReconGeometry()
   int          rows = 2 * static_cast<int>(std::ceil(R * C / pixelsPerView));
   rows = std::min(rows, static_cast<int>(std::floor((sourceIsoDist - travel[1]) / deltaY())));
   reconShape.rows = std::max(1, rows);
+  // A small detector makes the nominal depth reach past the source; then the automatic depth shrinks so
+  // that the grid fills half the room in front of the source.
+  double maxTy = translations.empty() ? 0.0 : -INFINITY;
+  for (const auto & t : translations)
+  {
+    maxTy = std::max(maxTy, double(t[1]));
+  }
+  const double room = sourceIsoDist - maxTy;
+  if (automaticDepth && room > 0.0 && 0.5 * reconShape.rows * deltaY() >= room)
+  {
+    voxelRowAspect = static_cast<float>(room / reconShape.rows / deltaVoxel);
+  }
 }
 
 void

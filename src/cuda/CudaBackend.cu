@@ -9,6 +9,7 @@
 #include <cufft.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -30,10 +31,13 @@ constexpr int kTransposeTile = 32;
 constexpr int kForwardGroup = 32; // cylinders per forward block; their footprints are shared
 constexpr int kBackViews = 128;   // views whose footprints a back-projection block stages at once
 constexpr int kThreads = 128;
-constexpr int kRowMapThreads = 256;     // threads of a row-map back-projection block
-constexpr int kSlicesPerThread = 8;     // slices one such thread accumulates in registers per pass
-constexpr int kMaxSharedColumn = 8192;  // longest detector column kept in shared memory (32 KiB)
-constexpr std::size_t kScratchFloats = std::size_t(1) << 24; // global columns for longer detectors
+
+// Back projection of the row-map geometries.
+constexpr int kRowMapThreads = 256;    // threads per block (one cylinder)
+constexpr int kSlicesPerThread = 8;    // slices a thread sums in registers per pass over the views
+constexpr int kMaxSharedColumn = 8192; // tallest detector whose column stays in shared memory (32 KiB)
+
+constexpr std::size_t kScratchFloats = std::size_t(1) << 24; // global columns per launch for taller ones
 constexpr std::size_t kFilterSamples = std::size_t(1) << 26; // real FFT samples per ramp-filter batch
 
 // out[v] = transpose(in[v]) for each (rows x cols) matrix v = blockIdx.z.
@@ -156,6 +160,160 @@ backParallelBeamKernel(kernels::ParallelBeamParams       p,
   }
 }
 
+// Geometries with a row map (cone, translation, multi-axis). Block (group of cylinders, view); threads
+// run along the detector rows and gather each row's value over the slices that reach it, through the
+// same b(m, k) as the back projection (so the pair is an exact adjoint), then add it to the channels
+// the cylinder hits: writes along a detector column are coalesced.
+template<typename Params>
+__global__ void
+forwardRowMapKernel(Params                        p,
+                    const typename Params::View * views,
+                    int                           firstView,
+                    const int *                   pixels,
+                    int                           numPixels,
+                    int                           slices,
+                    const float *                 values,
+                    float *                       sinogram)
+{
+  __shared__ kernels::PixelProjection projections[kForwardGroup];
+  const int                           lv = blockIdx.y;
+  const int                           first = blockIdx.x * kForwardGroup;
+  const int                           count = min(kForwardGroup, numPixels - first);
+  if (threadIdx.x < count)
+  {
+    projections[threadIdx.x] = kernels::pixelProjection(p, views[firstView + lv], pixels[first + threadIdx.x]);
+  }
+  __syncthreads();
+  const int rows = p.numDetRows;
+  float *   sinoView = sinogram + static_cast<std::size_t>(lv) * p.numDetChannels * rows;
+  for (int g = 0; g < count; ++g)
+  {
+    const kernels::PixelProjection proj = projections[g];
+    if (proj.channels.last < proj.channels.first)
+    {
+      continue;
+    }
+    int firstRow, lastRow;
+    proj.rows.rowsReached(slices, rows, firstRow, lastRow);
+    const float * x = values + static_cast<std::size_t>(first + g) * slices;
+    for (int m = firstRow + threadIdx.x; m <= lastRow; m += blockDim.x)
+    {
+      int firstSlice, lastSlice;
+      proj.rows.slicesReaching(m, slices, firstSlice, lastSlice);
+      float column = 0.0f;
+      for (int k = firstSlice; k <= lastSlice; ++k)
+      {
+        const kernels::Footprint fp = proj.rows.slice(k, rows);
+        if (m >= fp.first && m <= fp.last)
+        {
+          column += fp.weight(m) * x[k];
+        }
+      }
+      if (column == 0.0f)
+      {
+        continue;
+      }
+      for (int n = proj.channels.first; n <= proj.channels.last; ++n)
+      {
+        atomicAdd(sinoView + static_cast<std::size_t>(n) * rows + m, proj.channels.weight(n) * column);
+      }
+    }
+  }
+}
+
+// Row-map geometries: block per cylinder, which it owns, so no atomics. Per view the block gathers the
+// channels into one detector column (threads along the rows), then each thread sums that column over
+// the footprint rows of its slices. The column lives in dynamic shared memory, or at scratch + block *
+// rows when the detector is too tall for it.
+template<bool Weighted, typename Params>
+__global__ void
+backRowMapKernel(Params                        p,
+                 const typename Params::View * views,
+                 int                           firstView,
+                 int                           numViews,
+                 const int *                   pixels,
+                 int                           slices,
+                 int                           power,
+                 const float *                 sinogram,
+                 const float *                 weights,
+                 float *                       scratch,
+                 float *                       values)
+{
+  extern __shared__ float sharedColumn[];
+  __shared__ kernels::PixelProjection projections[kBackViews];
+  const int                           rows = p.numDetRows;
+  const int                           b = blockIdx.x;
+  const int                           pixel = pixels[b];
+  const std::size_t                   viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
+  float *                             column = scratch ? scratch + static_cast<std::size_t>(b) * rows : sharedColumn;
+  float *                             out = values + static_cast<std::size_t>(b) * slices;
+  // Slices in passes of kSlicesPerThread per thread, so the sums stay in registers.
+  for (int k0 = 0; k0 < slices; k0 += kSlicesPerThread * blockDim.x)
+  {
+    float sums[kSlicesPerThread] = {};
+    for (int v0 = 0; v0 < numViews; v0 += kBackViews)
+    {
+      const int count = min(kBackViews, numViews - v0);
+      __syncthreads();
+      for (int t = threadIdx.x; t < count; t += blockDim.x)
+      {
+        projections[t] = kernels::pixelProjection(p, views[firstView + v0 + t], pixel);
+      }
+      __syncthreads();
+      for (int t = 0; t < count; ++t)
+      {
+        const kernels::PixelProjection proj = projections[t];
+        int                            firstRow, lastRow;
+        proj.rows.rowsReached(slices, rows, firstRow, lastRow);
+        // The same for every thread of the block, so no thread skips a barrier alone.
+        if (proj.channels.last < proj.channels.first || lastRow < firstRow)
+        {
+          continue;
+        }
+        const std::size_t view = (v0 + t) * viewSize;
+        for (int m = firstRow + threadIdx.x; m <= lastRow; m += blockDim.x)
+        {
+          float c = 0.0f;
+          for (int n = proj.channels.first; n <= proj.channels.last; ++n)
+          {
+            const float       a = kernels::coefficientPower(proj.channels.weight(n), power);
+            const std::size_t entry = view + static_cast<std::size_t>(n) * rows + m;
+            c += Weighted ? a * weights[entry] * sinogram[entry] : a * sinogram[entry];
+          }
+          column[m] = c;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < kSlicesPerThread; ++j)
+        {
+          const int k = k0 + j * blockDim.x + threadIdx.x;
+          if (k < slices)
+          {
+            const kernels::Footprint fp = proj.rows.slice(k, rows);
+            const int                low = max(fp.first, firstRow), high = min(fp.last, lastRow);
+            float                    sum = 0.0f;
+            for (int m = low; m <= high; ++m)
+            {
+              sum += kernels::coefficientPower(fp.weight(m), power) * column[m];
+            }
+            sums[j] += sum;
+          }
+        }
+        __syncthreads(); // the next view overwrites the column
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kSlicesPerThread; ++j)
+    {
+      const int k = k0 + j * blockDim.x + threadIdx.x;
+      if (k < slices)
+      {
+        out[k] += sums[j];
+      }
+    }
+  }
+}
+
 // Grid-stride loops over n elements.
 #define MBIR_GRID_LOOP(i, n)                                                                                           \
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < (n);                                    \
@@ -176,6 +334,26 @@ axpbyKernel(float a, const float * x, float b, float * y, std::size_t n)
   MBIR_GRID_LOOP(i, n)
   {
     y[i] = a * x[i] + b * y[i];
+  }
+}
+
+__global__ void
+multiplyPeriodicKernel(const float * factors, std::size_t period, float * x, std::size_t n)
+{
+  MBIR_GRID_LOOP(i, n)
+  {
+    x[i] *= factors[i % period];
+  }
+}
+
+// Element by element, so out may alias either input.
+__global__ void
+divideWherePositiveKernel(const float * numerator, const float * denominator, float * out, std::size_t n)
+{
+  MBIR_GRID_LOOP(i, n)
+  {
+    const float d = denominator[i];
+    out[i] = d > 0.0f ? numerator[i] / d : 0.0f;
   }
 }
 
@@ -359,12 +537,19 @@ padRowsKernel(const float * in, int channels, int rows, int views, int length, f
   }
 }
 
+// Bin f of the line of (view v, row k) times ramp[f] * viewScale[v].
 __global__ void
-scaleSpectrumKernel(cufftComplex * spectrum, const float * gain, int bins, std::size_t total)
+scaleRowSpectraKernel(cufftComplex * spectrum,
+                      const float *  ramp,
+                      int            bins,
+                      int            rows,
+                      const float *  viewScale,
+                      std::size_t    total)
 {
   MBIR_GRID_LOOP(i, total)
   {
-    const float g = gain[i % bins];
+    const std::size_t line = i / bins;
+    const float       g = ramp[i - line * bins] * viewScale[line / rows];
     spectrum[i].x *= g;
     spectrum[i].y *= g;
   }
@@ -383,6 +568,60 @@ unpadRowsKernel(const float * lines, int channels, int rows, int views, int leng
   }
 }
 
+// Copies each [channel][row] view into the corner of a zero [planeChannels][planeRows] plane.
+__global__ void
+padPlanesKernel(const float * in, int channels, int rows, int views, int planeChannels, int planeRows, float * planes)
+{
+  const std::size_t total = static_cast<std::size_t>(views) * planeChannels * planeRows;
+  MBIR_GRID_LOOP(i, total)
+  {
+    const std::size_t line = i / planeRows;
+    const int         r = static_cast<int>(i - line * planeRows);
+    const int v = static_cast<int>(line / planeChannels), c = static_cast<int>(line - std::size_t(v) * planeChannels);
+    planes[i] = c < channels && r < rows ? in[(std::size_t(v) * channels + c) * rows + r] : 0.0f;
+  }
+}
+
+// Bin (kc, kr) of view v's 2-D spectrum times the directional ramp of directions[v], normalised.
+__global__ void
+scaleDirectionalSpectraKernel(cufftComplex *        spectrum,
+                              const float *         ramp,
+                              int                   planeChannels,
+                              int                   planeRows,
+                              const RampDirection * directions,
+                              float                 norm,
+                              std::size_t           total)
+{
+  const int bins = planeRows / 2 + 1;
+  MBIR_GRID_LOOP(i, total)
+  {
+    const std::size_t   line = i / bins;
+    const int           kr = static_cast<int>(i - line * bins);
+    const int           v = static_cast<int>(line / planeChannels);
+    const int           kc = static_cast<int>(line - std::size_t(v) * planeChannels);
+    const RampDirection d = directions[v];
+    const int           signedKc = kc < planeChannels / 2 ? kc : kc - planeChannels; // negative frequencies
+    const float         fu = static_cast<float>(signedKc) / static_cast<float>(planeChannels);
+    const float         fv = static_cast<float>(kr) / static_cast<float>(planeRows);
+    const float         g = kernels::directionalRampGain(ramp, planeChannels, d.channel, d.row, fu, fv) * norm;
+    spectrum[i].x *= g;
+    spectrum[i].y *= g;
+  }
+}
+
+__global__ void
+cropPlanesKernel(const float * planes, int channels, int rows, int views, int planeChannels, int planeRows, float * out)
+{
+  const std::size_t total = static_cast<std::size_t>(views) * channels * rows;
+  MBIR_GRID_LOOP(i, total)
+  {
+    const std::size_t line = i / rows;
+    const int         r = static_cast<int>(i - line * rows);
+    const int         v = static_cast<int>(line / channels), c = static_cast<int>(line - std::size_t(v) * channels);
+    out[i] = planes[(std::size_t(v) * planeChannels + c) * planeRows + r];
+  }
+}
+
 int
 gridFor(std::size_t n)
 {
@@ -398,6 +637,29 @@ checkCufft(cufftResult status, const char * what)
     throw std::runtime_error(std::string("cuFFT error in ") + what + ": code " + std::to_string(int(status)));
   }
 }
+
+// A batched cuFFT plan of contiguous transforms, released on every exit path.
+class FftPlan
+{
+public:
+  FftPlan(int rank, int * dims, int batch, cufftType type)
+  {
+    checkCufft(cufftPlanMany(&m_Handle, rank, dims, nullptr, 1, 0, nullptr, 1, 0, type, batch), "cufftPlanMany");
+  }
+  ~FftPlan() { cufftDestroy(m_Handle); }
+  FftPlan(const FftPlan &) = delete;
+  FftPlan &
+  operator=(const FftPlan &) = delete;
+
+  cufftHandle
+  get() const
+  {
+    return m_Handle;
+  }
+
+private:
+  cufftHandle m_Handle = 0;
+};
 
 class CudaBackend final : public Backend
 {
@@ -503,7 +765,33 @@ public:
   }
 
   void
-  rampFilter(const float * in, const SinogramShape & shape, float scale, float * out) override;
+  rampFilter(const float *                      in,
+             const SinogramShape &              shape,
+             const std::vector<RampDirection> & directions,
+             float *                            out) override;
+
+  void
+  multiplyPeriodic(const float * factors, std::size_t period, float * x, std::size_t n) override
+  {
+    if (n == 0)
+    {
+      return;
+    }
+    if (period == 0)
+    {
+      throw std::invalid_argument("multiplyPeriodic: the period must be positive");
+    }
+    select();
+    multiplyPeriodicKernel<<<gridFor(n), kThreads>>>(factors, period, x, n);
+    finish("multiplyPeriodic");
+  }
+  void
+  divideWherePositive(const float * numerator, const float * denominator, float * out, std::size_t n) override
+  {
+    select();
+    divideWherePositiveKernel<<<gridFor(n), kThreads>>>(numerator, denominator, out, n);
+    finish("divideWherePositive");
+  }
 
   void
   copy(const float * source, float * destination, std::size_t n) override
@@ -671,60 +959,186 @@ private:
     }
   }
 
+  template<typename Params>
+  void
+  forward(const GeometryModel<Params> & m,
+          const CylinderBatch &         batch,
+          const float *                 values,
+          const ViewRange &             views,
+          float *                       sinogram)
+  {
+    if (batch.numPixels == 0 || views.count == 0)
+    {
+      return;
+    }
+    const dim3 grid((batch.numPixels + kForwardGroup - 1) / kForwardGroup, views.count);
+    forwardRowMapKernel<<<grid, kThreads>>>(
+      m.params, m.views, views.first, batch.pixels, batch.numPixels, batch.numSlices, values, sinogram);
+  }
+
+  template<typename Params>
+  void
+  back(const GeometryModel<Params> & m,
+       const CylinderBatch &         batch,
+       const float *                 sinogram,
+       const float *                 weights,
+       const ViewRange &             views,
+       int                           power,
+       float *                       values)
+  {
+    if (batch.numPixels == 0 || views.count == 0)
+    {
+      return;
+    }
+    const int rows = m.params.numDetRows;
+    // A detector too tall for shared memory gets global columns, for a bounded number of cylinders per launch.
+    int                perLaunch = batch.numPixels;
+    DeviceArray<float> scratch;
+    if (rows > kMaxSharedColumn)
+    {
+      perLaunch =
+        static_cast<int>(std::min<std::size_t>(batch.numPixels, std::max<std::size_t>(1, kScratchFloats / rows)));
+      scratch = allocate<float>(std::size_t(perLaunch) * rows); // its cudaFree waits for the launches below
+    }
+    const std::size_t sharedBytes = scratch.data() ? 0 : rows * sizeof(float);
+    const auto        kernel = weights ? backRowMapKernel<true, Params> : backRowMapKernel<false, Params>;
+    for (int b0 = 0; b0 < batch.numPixels; b0 += perLaunch)
+    {
+      const int count = std::min(perLaunch, batch.numPixels - b0);
+      kernel<<<count, kRowMapThreads, sharedBytes>>>(m.params,
+                                                     m.views,
+                                                     views.first,
+                                                     views.count,
+                                                     batch.pixels + b0,
+                                                     batch.numSlices,
+                                                     power,
+                                                     sinogram,
+                                                     weights,
+                                                     scratch.data(),
+                                                     values + std::size_t(b0) * batch.numSlices);
+    }
+  }
+
+  // Ramp filtering with cuFFT in batches of views that bound the transient buffers: `pad` writes views
+  // [v0, v0 + count) as transformsPerView zero-padded real arrays of shape dims each (so that the
+  // circular convolution equals the linear one), `scale` multiplies their spectra, `crop` writes the
+  // filtered views back.
+  template<typename Pad, typename Scale, typename Crop>
+  void
+  filterViews(int views, int rank, int * dims, int transformsPerView, Pad pad, Scale scale, Crop crop)
+  {
+    std::size_t samples = 1, bins = 1; // per transform
+    for (int d = 0; d < rank; ++d)
+    {
+      samples *= dims[d];
+      bins *= d + 1 < rank ? dims[d] : dims[d] / 2 + 1;
+    }
+    const std::size_t perView = samples * transformsPerView;
+    const int         viewsPerBatch =
+      static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(views, kFilterSamples / perView)));
+    DeviceArray<float>     real = allocate<float>(viewsPerBatch * perView);
+    DeviceArray<float>     complexBuffer = allocate<float>(2 * viewsPerBatch * bins * transformsPerView);
+    cufftComplex *         spectrum = reinterpret_cast<cufftComplex *>(complexBuffer.data());
+    std::optional<FftPlan> forward, inverse;
+    int                    planned = 0; // views per batch the plans were made for
+    for (int v0 = 0; v0 < views; v0 += viewsPerBatch)
+    {
+      const int count = std::min(viewsPerBatch, views - v0);
+      if (count != planned)
+      {
+        forward.reset();
+        inverse.reset();
+        forward.emplace(rank, dims, count * transformsPerView, CUFFT_R2C);
+        inverse.emplace(rank, dims, count * transformsPerView, CUFFT_C2R);
+        planned = count;
+      }
+      pad(v0, count, real.data());
+      checkCufft(cufftExecR2C(forward->get(), real.data(), spectrum), "cufftExecR2C");
+      scale(v0, count, spectrum);
+      checkCufft(cufftExecC2R(inverse->get(), spectrum, real.data()), "cufftExecC2R");
+      crop(v0, count, real.data());
+      finish("rampFilter");
+    }
+  }
+
   int         m_Device;
   std::string m_Name;
 };
 
-// Ramp filtering with cuFFT on batches of views: rows are zero-padded to n >= 2C - 1 points so that the
-// circular convolution equals the linear one.
+// When every direction lies along the channels, each view's rows are filtered in 1-D (scaled by
+// |channel|); otherwise each view gets the 2-D directional ramp of filterDirectional on the CPU.
 void
-CudaBackend::rampFilter(const float * in, const SinogramShape & shape, float scale, float * out)
+CudaBackend::rampFilter(const float *                      in,
+                        const SinogramShape &              shape,
+                        const std::vector<RampDirection> & directions,
+                        float *                            out)
 {
+  if (directions.size() != static_cast<std::size_t>(shape.views))
+  {
+    throw std::invalid_argument("rampFilter: " + std::to_string(directions.size()) + " directions for " +
+                                std::to_string(shape.views) + " views");
+  }
+  if (shape.size() == 0)
+  {
+    return;
+  }
   select();
-  const int C = shape.channels, R = shape.rows;
-  int       n = 1;
-  while (n < 2 * C - 1)
+  const int         C = shape.channels, R = shape.rows;
+  const std::size_t viewSize = static_cast<std::size_t>(C) * R;
+  const bool        alongChannels =
+    std::all_of(directions.begin(), directions.end(), [](const RampDirection & d) { return d.row == 0.0f; });
+  if (alongChannels)
   {
-    n *= 2;
-  }
-  const int bins = n / 2 + 1;
-
-  // The kernel's spectrum is real (the kernel is even); computed once on the host.
-  std::vector<float> gain(bins);
-  for (int f = 0; f < bins; ++f)
-  {
-    double sum = kernels::rampKernel(0);
-    for (int m = 1; m < C; ++m)
+    int                      N = kernels::rampFftSize(C);
+    const int                bins = N / 2 + 1;
+    const DeviceArray<float> ramp = upload(kernels::rampSpectrum(C, N).data(), bins);
+    std::vector<float>       scales(shape.views);
+    for (int v = 0; v < shape.views; ++v)
     {
-      sum += 2.0 * kernels::rampKernel(m) * std::cos(2.0 * M_PI * f * m / n);
+      scales[v] = std::fabs(directions[v].channel) / static_cast<float>(N); // cuFFT's inverse is unnormalised
     }
-    gain[f] = static_cast<float>(sum * scale / n); // cuFFT's inverse is unnormalised
+    const DeviceArray<float> viewScales = upload(scales.data(), scales.size());
+    filterViews(
+      shape.views,
+      1,
+      &N,
+      R,
+      [&](int v0, int count, float * lines) {
+        padRowsKernel<<<gridFor(std::size_t(count) * R * N), kThreads>>>(in + v0 * viewSize, C, R, count, N, lines);
+      },
+      [&](int v0, int count, cufftComplex * spectrum) {
+        const std::size_t total = std::size_t(count) * R * bins;
+        scaleRowSpectraKernel<<<gridFor(total), kThreads>>>(
+          spectrum, ramp.data(), bins, R, viewScales.data() + v0, total);
+      },
+      [&](int v0, int count, const float * lines) {
+        unpadRowsKernel<<<gridFor(count * viewSize), kThreads>>>(lines, C, R, count, N, out + v0 * viewSize);
+      });
+    return;
   }
-  DeviceArray<float> deviceGain = upload(gain.data(), gain.size());
 
-  // Bound the transient buffers: about 64 Mi lines' worth of samples per batch.
-  const int viewsPerBatch = std::max(1, std::min(shape.views, int((std::size_t(1) << 26) / (std::size_t(R) * n))));
-  DeviceArray<float> lines = allocate<float>(std::size_t(viewsPerBatch) * R * n);
-  DeviceArray<float> spectrumBuffer = allocate<float>(std::size_t(viewsPerBatch) * R * bins * 2);
-  cufftComplex *     spectrum = reinterpret_cast<cufftComplex *>(spectrumBuffer.data());
-  for (int v0 = 0; v0 < shape.views; v0 += viewsPerBatch)
-  {
-    const int   views = std::min(viewsPerBatch, shape.views - v0);
-    const int   count = views * R;
-    cufftHandle forward, inverse;
-    checkCufft(cufftPlan1d(&forward, n, CUFFT_R2C, count), "cufftPlan1d");
-    checkCufft(cufftPlan1d(&inverse, n, CUFFT_C2R, count), "cufftPlan1d");
-    const std::size_t viewOffset = std::size_t(v0) * C * R;
-    padRowsKernel<<<gridFor(std::size_t(count) * n), kThreads>>>(in + viewOffset, C, R, views, n, lines.data());
-    checkCufft(cufftExecR2C(forward, lines.data(), spectrum), "cufftExecR2C");
-    scaleSpectrumKernel<<<gridFor(std::size_t(count) * bins), kThreads>>>(
-      spectrum, deviceGain.data(), bins, std::size_t(count) * bins);
-    checkCufft(cufftExecC2R(inverse, spectrum, lines.data()), "cufftExecC2R");
-    unpadRowsKernel<<<gridFor(std::size_t(views) * C * R), kThreads>>>(lines.data(), C, R, views, n, out + viewOffset);
-    finish("rampFilter");
-    cufftDestroy(forward);
-    cufftDestroy(inverse);
-  }
+  int                              dims[] = { kernels::rampFftSize(C), kernels::rampFftSize(R) };
+  const int                        NC = dims[0], NR = dims[1];
+  const DeviceArray<float>         ramp = upload(kernels::rampSpectrum(C, NC).data(), NC / 2 + 1);
+  const DeviceArray<RampDirection> deviceDirections = upload(directions.data(), directions.size());
+  const float                      norm = 1.0f / (static_cast<float>(NC) * static_cast<float>(NR));
+  filterViews(
+    shape.views,
+    2,
+    dims,
+    1,
+    [&](int v0, int count, float * planes) {
+      padPlanesKernel<<<gridFor(std::size_t(count) * NC * NR), kThreads>>>(
+        in + v0 * viewSize, C, R, count, NC, NR, planes);
+    },
+    [&](int v0, int count, cufftComplex * spectrum) {
+      const std::size_t total = std::size_t(count) * NC * (NR / 2 + 1);
+      scaleDirectionalSpectraKernel<<<gridFor(total), kThreads>>>(
+        spectrum, ramp.data(), NC, NR, deviceDirections.data() + v0, norm, total);
+    },
+    [&](int v0, int count, const float * planes) {
+      cropPlanesKernel<<<gridFor(count * viewSize), kThreads>>>(planes, C, R, count, NC, NR, out + v0 * viewSize);
+    });
 }
 
 } // namespace

@@ -106,7 +106,7 @@ TEST(ParallelBeamGeometry, RejectsBadInput)
   {
     ParallelBeamGeometry g = specGeometry();
     g.angles[3] = std::nanf("");
-    expectInvalid([&] { validate(g); }, "angle of view 3");
+    expectInvalid([&] { validate(g); }, "angles entry 3 is not finite");
   }
   {
     ParallelBeamGeometry g = specGeometry();
@@ -136,12 +136,12 @@ TEST(ParallelBeamGeometry, RejectsBadInput)
   {
     ParallelBeamGeometry g = specGeometry();
     g.reconShape.cols = 0;
-    expectInvalid([&] { validate(g); }, "recon shape (128, 0, 40)");
+    expectInvalid([&] { validate(g); }, "recon_shape (128, 0, 40)");
   }
   {
     ParallelBeamGeometry g = specGeometry();
     g.reconShape.slices = 39;
-    expectInvalid([&] { validate(g); }, "one slice per detector row");
+    expectInvalid([&] { validate(g); }, "one slice per row");
   }
   {
     ParallelBeamGeometry g = specGeometry();
