@@ -1,7 +1,9 @@
-// Projector throughput in voxel-views per second (ROR voxels x views / s).
+// Projector throughput in voxel-views per second (ROR voxels x views / s) for every geometry, and the
+// time of a direct recon (FBP, FDK). Problem size N: N views x N rows x N channels, recon N^3.
 //   build/bin/mbir-benchmark-projectors [--benchmark_filter=Cpu] [--benchmark_repetitions=3]
 // GPU cases register only when a CUDA device is present.
 
+#include "mbir/DirectRecon.h"
 #include "mbir/Projector.h"
 
 #include <benchmark/benchmark.h>
@@ -23,17 +25,67 @@ struct Problem
   DeviceArray<float>         sinogram;
 };
 
-Problem
-makeProblem(int size, std::shared_ptr<Backend> backend)
+enum class Kind
 {
-  std::vector<float> angles(size);
-  for (int v = 0; v < size; ++v)
+  Parallel,
+  Cone,
+  CurvedCone,
+  Translation,
+  MultiAxis
+};
+
+std::vector<float>
+evenAngles(int views, double span)
+{
+  std::vector<float> angles(views);
+  for (int v = 0; v < views; ++v)
   {
-    angles[v] = static_cast<float>(M_PI * v / size);
+    angles[v] = static_cast<float>(span * v / views);
   }
+  return angles;
+}
+
+// N views, N x N detector, N^3 recon: magnification 2 for the cone-beam kinds, a 16 x 16 raster of
+// positions for translation, 25 degrees of elevation for multi-axis.
+Geometry
+makeGeometry(Kind kind, int size)
+{
+  const SinogramShape shape{ size, size, size };
+  const float         sdd = 4.0f * size, sid = 2.0f * size;
+  switch (kind)
+  {
+    case Kind::Parallel:
+      return ParallelBeamGeometry(shape, evenAngles(size, M_PI));
+    case Kind::Cone:
+    case Kind::CurvedCone:
+      return ConeBeamGeometry(shape, evenAngles(size, 2 * M_PI), sdd, sid, {}, kind == Kind::CurvedCone);
+    case Kind::Translation:
+    {
+      std::vector<std::array<float, 3>> translations(size);
+      for (int v = 0; v < size; ++v)
+      {
+        translations[v] = { 0.25f * size * ((v % 16) / 15.0f - 0.5f), 0.0f, 0.25f * size * ((v / 16 % 16) / 15.0f - 0.5f) };
+      }
+      TranslationGeometry g(shape, translations, sdd, sid);
+      g.voxelRowAspect = 1.0f;
+      g.reconShape = ReconShape{ size, size, size };
+      return g;
+    }
+    case Kind::MultiAxis:
+    {
+      MultiAxisParallelGeometry g(shape, evenAngles(size, 2 * M_PI), std::vector<float>(size, 25.0f * M_PI / 180));
+      g.reconShape.slices = size;
+      return g;
+    }
+  }
+  return {};
+}
+
+Problem
+makeProblem(Kind kind, int size, std::shared_ptr<Backend> backend)
+{
   Problem problem;
-  problem.projector =
-    std::make_unique<Projector>(ParallelBeamGeometry(SinogramShape{ size, size, size }, angles), backend);
+  problem.projector = std::make_unique<Projector>(makeGeometry(kind, size), backend);
   const std::vector<int> &              ror = problem.projector->rorPixels();
   std::mt19937                          engine(1);
   std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
@@ -58,10 +110,10 @@ setThroughput(benchmark::State & state, const Problem & problem, int size)
 }
 
 void
-forward(benchmark::State & state, std::shared_ptr<Backend> (*make)())
+forward(benchmark::State & state, Kind kind, std::shared_ptr<Backend> (*make)())
 {
   const int           size = static_cast<int>(state.range(0));
-  Problem             problem = makeProblem(size, make());
+  Problem             problem = makeProblem(kind, size, make());
   Backend &           backend = problem.projector->backend();
   const CylinderBatch batch{ problem.pixels.data(), static_cast<int>(problem.pixels.size()), size };
   for (auto _ : state)
@@ -74,10 +126,10 @@ forward(benchmark::State & state, std::shared_ptr<Backend> (*make)())
 }
 
 void
-back(benchmark::State & state, std::shared_ptr<Backend> (*make)())
+back(benchmark::State & state, Kind kind, std::shared_ptr<Backend> (*make)())
 {
   const int           size = static_cast<int>(state.range(0));
-  Problem             problem = makeProblem(size, make());
+  Problem             problem = makeProblem(kind, size, make());
   Backend &           backend = problem.projector->backend();
   const CylinderBatch batch{ problem.pixels.data(), static_cast<int>(problem.pixels.size()), size };
   for (auto _ : state)
@@ -94,6 +146,21 @@ back(benchmark::State & state, std::shared_ptr<Backend> (*make)())
   setThroughput(state, problem, size);
 }
 
+// Seconds of a direct recon of an N^3 volume from N views (FDK for cone beam).
+void
+direct(benchmark::State & state, Kind kind, std::shared_ptr<Backend> (*make)())
+{
+  const int           size = static_cast<int>(state.range(0));
+  Problem             problem = makeProblem(kind, size, make());
+  Backend &           backend = problem.projector->backend();
+  DeviceArray<float>  volume = backend.allocate<float>(problem.projector->reconShape().size());
+  for (auto _ : state)
+  {
+    directReconOnDevice(*problem.projector, problem.sinogram.data(), volume.data());
+  }
+  state.counters["device_MiB"] = double(backend.peakBytes()) / (1 << 20);
+}
+
 std::shared_ptr<Backend>
 cpu()
 {
@@ -105,27 +172,52 @@ gpu()
   return makeCudaBackend(0);
 }
 
-} // namespace
+constexpr std::pair<Kind, const char *> kKinds[] = { { Kind::Parallel, "Parallel" },
+                                                     { Kind::Cone, "Cone" },
+                                                     { Kind::CurvedCone, "CurvedCone" },
+                                                     { Kind::Translation, "Translation" },
+                                                     { Kind::MultiAxis, "MultiAxis" } };
 
-BENCHMARK_CAPTURE(forward, ParallelCpu, cpu)->Arg(128)->Arg(256)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(back, ParallelCpu, cpu)->Arg(128)->Arg(256)->Unit(benchmark::kMillisecond)->UseRealTime();
-
-int
-main(int argc, char ** argv)
+void
+registerAll(const char * device, std::shared_ptr<Backend> (*make)(), std::initializer_list<int> sizes)
 {
-  if (cudaDeviceCount() > 0)
+  for (const auto & [kind, name] : kKinds)
   {
-    for (const int size : { 256, 512, 1024 })
+    for (const int size : sizes)
     {
-      benchmark::RegisterBenchmark("forward/ParallelGpu", forward, gpu)
+      const std::string suffix = std::string(name) + device;
+      benchmark::RegisterBenchmark(("forward/" + suffix).c_str(), forward, kind, make)
         ->Arg(size)
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
-      benchmark::RegisterBenchmark("back/ParallelGpu", back, gpu)
+      benchmark::RegisterBenchmark(("back/" + suffix).c_str(), back, kind, make)
         ->Arg(size)
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
     }
+  }
+  for (const int size : sizes)
+  {
+    benchmark::RegisterBenchmark((std::string("fbp/Parallel") + device).c_str(), direct, Kind::Parallel, make)
+      ->Arg(size)
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
+    benchmark::RegisterBenchmark((std::string("fdk/Cone") + device).c_str(), direct, Kind::Cone, make)
+      ->Arg(size)
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
+  }
+}
+
+} // namespace
+
+int
+main(int argc, char ** argv)
+{
+  registerAll("Cpu", cpu, { 128, 256 });
+  if (cudaDeviceCount() > 0)
+  {
+    registerAll("Gpu", gpu, { 256, 512, 1024 });
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

@@ -27,13 +27,19 @@ struct RowMap
     return first + step * static_cast<float>(slice);
   }
 
-  // The rows hit by slice k, and their weights b(m, k).
+  // Weight per unit overlap of slice k's shadow.
+  MBIR_HOST_DEVICE float
+  weightScale(int k) const
+  {
+    const float t = obliquity * (centre(k) - axisRow);
+    return scale * sqrtf(1.0f + t * t);
+  }
+
+  // The rows hit by slice k, and their weights b(m, k) = weightScale(k) * trapezoid(centre(k) - m, width).
   MBIR_HOST_DEVICE Footprint
   slice(int k, int numRows) const
   {
-    const float c = centre(k);
-    const float t = obliquity * (c - axisRow);
-    return makeFootprint(c, width, scale * sqrtf(1.0f + t * t), numRows);
+    return makeFootprint(centre(k), width, weightScale(k), numRows);
   }
 
   // The slices whose shadow can reach row m, as [firstSlice, lastSlice] clipped to the volume (empty

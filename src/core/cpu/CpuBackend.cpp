@@ -494,6 +494,56 @@ private:
     }
   }
 
+  // The vertical stage of the row-map geometries, b(m, k) as RowMap::slice gives it, over the slices
+  // whose shadow reaches rows [first, last]: column[m] += sum_k b(m, k) x[k].
+  static void
+  spreadSlices(const kernels::RowMap & map, const float * x, int slices, int first, int last, float * column)
+  {
+    int k0, k1, unused;
+    map.slicesReaching(first, slices, k0, unused);
+    map.slicesReaching(last, slices, unused, k1);
+    const int radius = kernels::supportRadius(map.width);
+    for (int k = k0; k <= k1; ++k)
+    {
+      if (x[k] == 0.0f)
+      {
+        continue;
+      }
+      const float centre = map.centre(k);
+      const float scale = map.weightScale(k) * x[k];
+      const int   nearest = kernels::nearestIndex(centre);
+      const int   low = std::max(nearest - radius, first), high = std::min(nearest + radius, last);
+      for (int m = low; m <= high; ++m)
+      {
+        column[m] += scale * kernels::trapezoid(centre - static_cast<float>(m), map.width);
+      }
+    }
+  }
+
+  // The transpose: out[k] += sum_m b(m, k)^power column[m].
+  static void
+  gatherSlices(const kernels::RowMap & map, const float * column, int first, int last, int power, int slices, float * out)
+  {
+    int k0, k1, unused;
+    map.slicesReaching(first, slices, k0, unused);
+    map.slicesReaching(last, slices, unused, k1);
+    const int radius = kernels::supportRadius(map.width);
+    for (int k = k0; k <= k1; ++k)
+    {
+      const float centre = map.centre(k);
+      const float scale = map.weightScale(k);
+      const int   nearest = kernels::nearestIndex(centre);
+      const int   low = std::max(nearest - radius, first), high = std::min(nearest + radius, last);
+      float       sum = 0.0f;
+      for (int m = low; m <= high; ++m)
+      {
+        sum += kernels::coefficientPower(scale * kernels::trapezoid(centre - static_cast<float>(m), map.width), power) *
+               column[m];
+      }
+      out[k] += sum;
+    }
+  }
+
   // Geometries with a row map (cone, translation, multi-axis): each task owns one view, so no two tasks
   // write the same sinogram entry. Per cylinder the slices are first spread onto a detector column
   // (vertical stage), which is then added to the channels it hits (horizontal stage).
@@ -528,19 +578,7 @@ private:
             continue;
           }
           std::fill(column.begin() + first, column.begin() + last + 1, 0.0f);
-          const float * x = values + static_cast<std::size_t>(b) * slices;
-          for (int k = 0; k < slices; ++k)
-          {
-            if (x[k] == 0.0f)
-            {
-              continue;
-            }
-            const kernels::Footprint fp = proj.rows.slice(k, rows);
-            for (int r = std::max(fp.first, first); r <= std::min(fp.last, last); ++r)
-            {
-              column[r] += fp.weight(r) * x[k];
-            }
-          }
+          spreadSlices(proj.rows, values + static_cast<std::size_t>(b) * slices, slices, first, last, column.data());
           for (int n = proj.channels.first; n <= proj.channels.last; ++n)
           {
             const float a = proj.channels.weight(n);
@@ -623,16 +661,7 @@ private:
               }
             }
           }
-          for (int k = 0; k < slices; ++k)
-          {
-            const kernels::Footprint fp = proj.rows.slice(k, rows);
-            float                    sum = 0.0f;
-            for (int r = std::max(fp.first, first); r <= std::min(fp.last, last); ++r)
-            {
-              sum += kernels::coefficientPower(fp.weight(r), power) * column[r];
-            }
-            out[k] += sum;
-          }
+          gatherSlices(proj.rows, column.data(), first, last, power, slices, out);
         }
       }
     }
