@@ -108,7 +108,10 @@ public:
   // about |channel * f_u + row * f_v| (f in cycles per sample; exactly the Ram-Lak kernel of
   // spec/projectors.md §1.5 scaled by |channel| when row == 0). `in` and `out` may be the same buffer.
   virtual void
-  rampFilter(const float * in, const SinogramShape & shape, const std::vector<RampDirection> & directions, float * out) = 0;
+  rampFilter(const float *                      in,
+             const SinogramShape &              shape,
+             const std::vector<RampDirection> & directions,
+             float *                            out) = 0;
 
   // --- vector operations on n floats ----------------------------------------------------------------------
   // x[i] *= factors[i % period]: a per-detector-cell weight on every view, or a per-slice one on a volume.

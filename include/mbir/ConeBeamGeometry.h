@@ -12,12 +12,12 @@ namespace mbir {
 
 struct ConeBeamGeometry : DetectorAndGrid
 {
-  std::vector<float> angles;             // view angles [rad], one per view
+  std::vector<float> angles;                    // view angles [rad], one per view
   float              sourceDetectorDist = 0.0f; // D; may be +infinity (parallel rays, cone vertical model)
   float              sourceIsoDist = 0.0f;      // S: source to the rotation axis
-  std::vector<float> helicalZShifts;     // per-view height of the scanner; empty means a circular scan
-  bool               curvedDetector = false;  // true: cylinder of radius D, delta_det_channel is an arc length
-  float              reconSliceOffset = 0.0f; // object height of the centre of the slice range (+: larger rows)
+  std::vector<float> helicalZShifts;            // per-view height of the scanner; empty means a circular scan
+  bool               curvedDetector = false;    // true: cylinder of radius D, delta_det_channel is an arc length
+  float              reconSliceOffset = 0.0f;   // object height of the centre of the slice range (+: larger rows)
 
   ConeBeamGeometry() = default;
   // Sets the default recon grid from the detector.

@@ -5,6 +5,7 @@
 
 #include "mbir/RorMask.h"
 #include "mbir/Shapes.h"
+#include "mbir/kernels/RowMap.h"
 
 #include <string>
 
@@ -12,15 +13,15 @@ namespace mbir {
 
 struct DetectorAndGrid
 {
-  SinogramShape sinogramShape;            // (views, rows, channels)
-  float         deltaDetChannel = 1.0f;   // detector channel pitch
-  float         deltaDetRow = 1.0f;       // detector row pitch
-  float         detChannelOffset = 0.0f;  // the central ray hits channel (C-1)/2 + offset / pitch
-  float         detRowOffset = 0.0f;      // the central ray hits row (R-1)/2 + offset / pitch
-  float         deltaVoxel = 0.0f;        // voxel pitch along columns (x); set by autoSetReconGeometry
-  float         voxelRowAspect = 1.0f;    // row (y) pitch / column pitch
-  float         voxelSliceAspect = 1.0f;  // slice (z) pitch / column pitch
-  ReconShape    reconShape;               // (rows, cols, slices); set by autoSetReconGeometry
+  SinogramShape sinogramShape;           // (views, rows, channels)
+  float         deltaDetChannel = 1.0f;  // detector channel pitch
+  float         deltaDetRow = 1.0f;      // detector row pitch
+  float         detChannelOffset = 0.0f; // the central ray hits channel (C-1)/2 + offset / pitch
+  float         detRowOffset = 0.0f;     // the central ray hits row (R-1)/2 + offset / pitch
+  float         deltaVoxel = 0.0f;       // voxel pitch along columns (x); set by autoSetReconGeometry
+  float         voxelRowAspect = 1.0f;   // row (y) pitch / column pitch
+  float         voxelSliceAspect = 1.0f; // slice (z) pitch / column pitch
+  ReconShape    reconShape;              // (rows, cols, slices); set by autoSetReconGeometry
   RorMask       rorMask = RorMask::ellipse();
 
   float
@@ -33,6 +34,10 @@ struct DetectorAndGrid
   {
     return voxelSliceAspect * deltaVoxel;
   }
+
+  // The fields as the row-map kernels read them.
+  kernels::GridParams
+  gridParams() const;
 
   // Keeps the grid's centre and pitch and scales its rows and columns (truncating), e.g. 0.5 for a
   // cropped centre recon or 1.5 for an object wider than the field of view.

@@ -13,8 +13,8 @@ namespace mbir {
 
 struct MultiAxisParallelGeometry : DetectorAndGrid
 {
-  std::vector<float> angles;     // azimuth per view [rad]
-  std::vector<float> elevations; // elevation per view [rad], |elevation| < pi/2
+  std::vector<float> angles;                  // azimuth per view [rad]
+  std::vector<float> elevations;              // elevation per view [rad], |elevation| < pi/2
   float              reconSliceOffset = 0.0f; // object height of the centre of the slice range
 
   MultiAxisParallelGeometry() = default;

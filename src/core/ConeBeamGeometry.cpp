@@ -53,7 +53,8 @@ ConeBeamGeometry::autoSetReconGeometry()
   deltaVoxel = static_cast<float>(deltaDetChannel / M);
   const double C = sinogramShape.channels, R = sinogramShape.rows;
   reconShape.rows = std::max(1, static_cast<int>(std::nearbyint(float(C * (deltaDetChannel / double(deltaY())) / M))));
-  reconShape.cols = std::max(1, static_cast<int>(std::nearbyint(float(C * (deltaDetChannel / double(deltaVoxel)) / M))));
+  reconShape.cols =
+    std::max(1, static_cast<int>(std::nearbyint(float(C * (deltaDetChannel / double(deltaVoxel)) / M))));
   double low = 0.0, high = 0.0;
   if (!helicalZShifts.empty())
   {
@@ -81,9 +82,8 @@ ConeBeamGeometry::validate() const
   detail::requirePositive(kName, sourceIsoDist, "source_iso_dist", "give the source to rotation-axis distance");
   if (!(sourceDetectorDist > 0.0f) || std::isnan(sourceDetectorDist))
   {
-    detail::invalidGeometry(kName,
-                            "source_detector_dist must be > 0 (or infinite), got " +
-                              detail::number(sourceDetectorDist));
+    detail::invalidGeometry(
+      kName, "source_detector_dist must be > 0 (or infinite), got " + detail::number(sourceDetectorDist));
   }
   if (curvedDetector && std::isinf(sourceDetectorDist))
   {
@@ -109,18 +109,7 @@ kernels::ConeBeamParams
 ConeBeamGeometry::kernelParams() const
 {
   kernels::ConeBeamParams p{};
-  p.numDetRows = sinogramShape.rows;
-  p.numDetChannels = sinogramShape.channels;
-  p.reconRows = reconShape.rows;
-  p.reconCols = reconShape.cols;
-  p.reconSlices = reconShape.slices;
-  p.deltaChannel = deltaDetChannel;
-  p.deltaRow = deltaDetRow;
-  p.channelOffset = detChannelOffset;
-  p.rowOffset = detRowOffset;
-  p.deltaX = deltaVoxel;
-  p.deltaY = deltaY();
-  p.deltaZ = deltaZ();
+  static_cast<kernels::GridParams &>(p) = gridParams();
   p.sliceOffset = reconSliceOffset;
   p.sourceIso = sourceIsoDist;
   p.inverseSdd = std::isinf(sourceDetectorDist) ? 0.0f : 1.0f / sourceDetectorDist;

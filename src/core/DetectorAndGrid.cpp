@@ -11,11 +11,30 @@ DetectorAndGrid::scaleReconShape(float rowScale, float colScale)
 {
   if (!(rowScale > 0.0f && colScale > 0.0f && std::isfinite(rowScale) && std::isfinite(colScale)))
   {
-    throw std::invalid_argument("scaleReconShape: the scales must be finite and > 0, got " +
-                                detail::number(rowScale) + " and " + detail::number(colScale));
+    throw std::invalid_argument("scaleReconShape: the scales must be finite and > 0, got " + detail::number(rowScale) +
+                                " and " + detail::number(colScale));
   }
   reconShape.rows = std::max(1, static_cast<int>(static_cast<float>(reconShape.rows) * rowScale));
   reconShape.cols = std::max(1, static_cast<int>(static_cast<float>(reconShape.cols) * colScale));
+}
+
+kernels::GridParams
+DetectorAndGrid::gridParams() const
+{
+  kernels::GridParams p{};
+  p.numDetRows = sinogramShape.rows;
+  p.numDetChannels = sinogramShape.channels;
+  p.reconRows = reconShape.rows;
+  p.reconCols = reconShape.cols;
+  p.reconSlices = reconShape.slices;
+  p.deltaChannel = deltaDetChannel;
+  p.deltaRow = deltaDetRow;
+  p.channelOffset = detChannelOffset;
+  p.rowOffset = detRowOffset;
+  p.deltaX = deltaVoxel;
+  p.deltaY = deltaY();
+  p.deltaZ = deltaZ();
+  return p;
 }
 
 void

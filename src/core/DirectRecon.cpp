@@ -90,7 +90,8 @@ direct(const ConeBeamGeometry & g, const Projector & projector, const float * si
       }
     }
   }
-  const double scale = g.deltaDetRow / (double(g.deltaVoxel) * g.deltaY() * g.deltaZ() * g.magnification()) * M_PI / s.views;
+  const double scale =
+    g.deltaDetRow / (double(g.deltaVoxel) * g.deltaY() * g.deltaZ() * g.magnification()) * M_PI / s.views;
 
   std::vector<float> sliceFactors;
   if (g.isHelical())
@@ -135,8 +136,8 @@ direct(const MultiAxisParallelGeometry & g, const Projector & projector, const f
   {
     coverage += std::fabs(gradient(g.angles, v));
   }
-  const double redundancy = std::max(1.0, coverage / M_PI);
-  const double volumeScale = 1.0 / (double(g.deltaVoxel) * g.deltaY() * g.deltaZ() * redundancy);
+  const double               redundancy = std::max(1.0, coverage / M_PI);
+  const double               volumeScale = 1.0 / (double(g.deltaVoxel) * g.deltaY() * g.deltaZ() * redundancy);
   std::vector<RampDirection> directions(V);
   for (int v = 0; v < V; ++v)
   {

@@ -62,18 +62,7 @@ kernels::MultiAxisParallelParams
 MultiAxisParallelGeometry::kernelParams() const
 {
   kernels::MultiAxisParallelParams p{};
-  p.numDetRows = sinogramShape.rows;
-  p.numDetChannels = sinogramShape.channels;
-  p.reconRows = reconShape.rows;
-  p.reconCols = reconShape.cols;
-  p.reconSlices = reconShape.slices;
-  p.deltaChannel = deltaDetChannel;
-  p.deltaRow = deltaDetRow;
-  p.channelOffset = detChannelOffset;
-  p.rowOffset = detRowOffset;
-  p.deltaX = deltaVoxel;
-  p.deltaY = deltaY();
-  p.deltaZ = deltaZ();
+  static_cast<kernels::GridParams &>(p) = gridParams();
   p.sliceOffset = reconSliceOffset;
   return p;
 }

@@ -38,15 +38,15 @@ ParallelBeamGeometry::validate() const
   detail::requireFiniteEntries(kName, angles, "angles");
   if (voxelSliceAspect != 1.0f)
   {
-    detail::invalidGeometry(kName,
-                            "voxel_slice_aspect must be 1 (slice k is detector row k), got " +
-                              detail::number(voxelSliceAspect));
+    detail::invalidGeometry(
+      kName, "voxel_slice_aspect must be 1 (slice k is detector row k), got " + detail::number(voxelSliceAspect));
   }
   if (detRowOffset != 0.0f)
   {
     detail::invalidGeometry(kName,
                             "det_row_offset must be 0 (slice k is detector row k), got " +
-                              detail::number(detRowOffset) + "; use the cone-beam geometry with an infinite "
+                              detail::number(detRowOffset) +
+                              "; use the cone-beam geometry with an infinite "
                               "source_detector_dist for a general vertical model");
   }
   if (reconShape.slices != sinogramShape.rows)

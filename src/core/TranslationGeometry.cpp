@@ -109,18 +109,7 @@ kernels::TranslationParams
 TranslationGeometry::kernelParams() const
 {
   kernels::TranslationParams p{};
-  p.numDetRows = sinogramShape.rows;
-  p.numDetChannels = sinogramShape.channels;
-  p.reconRows = reconShape.rows;
-  p.reconCols = reconShape.cols;
-  p.reconSlices = reconShape.slices;
-  p.deltaChannel = deltaDetChannel;
-  p.deltaRow = deltaDetRow;
-  p.channelOffset = detChannelOffset;
-  p.rowOffset = detRowOffset;
-  p.deltaX = deltaVoxel;
-  p.deltaY = deltaY();
-  p.deltaZ = deltaZ();
+  static_cast<kernels::GridParams &>(p) = gridParams();
   p.sourceIso = sourceIsoDist;
   p.inverseSdd = 1.0f / sourceDetectorDist;
   return p;

@@ -64,7 +64,9 @@ makeGeometry(Kind kind, int size)
       std::vector<std::array<float, 3>> translations(size);
       for (int v = 0; v < size; ++v)
       {
-        translations[v] = { 0.25f * size * ((v % 16) / 15.0f - 0.5f), 0.0f, 0.25f * size * ((v / 16 % 16) / 15.0f - 0.5f) };
+        translations[v] = { 0.25f * size * ((v % 16) / 15.0f - 0.5f),
+                            0.0f,
+                            0.25f * size * ((v / 16 % 16) / 15.0f - 0.5f) };
       }
       TranslationGeometry g(shape, translations, sdd, sid);
       g.voxelRowAspect = 1.0f;
@@ -150,10 +152,10 @@ back(benchmark::State & state, Kind kind, std::shared_ptr<Backend> (*make)())
 void
 direct(benchmark::State & state, Kind kind, std::shared_ptr<Backend> (*make)())
 {
-  const int           size = static_cast<int>(state.range(0));
-  Problem             problem = makeProblem(kind, size, make());
-  Backend &           backend = problem.projector->backend();
-  DeviceArray<float>  volume = backend.allocate<float>(problem.projector->reconShape().size());
+  const int          size = static_cast<int>(state.range(0));
+  Problem            problem = makeProblem(kind, size, make());
+  Backend &          backend = problem.projector->backend();
+  DeviceArray<float> volume = backend.allocate<float>(problem.projector->reconShape().size());
   for (auto _ : state)
   {
     directReconOnDevice(*problem.projector, problem.sinogram.data(), volume.data());

@@ -50,6 +50,29 @@ adjointCases()
     { "curved_helical_cone", specCone(SpecAngles::Projector, 1.0f, 1.0f, true, true) },
     { "multi_axis_elevation_25", specMultiAxis(SpecAngles::Projector) },
   };
+  // Parallel beam: odd and even detectors, offsets, row aspects either side of 1, a full turn, one
+  // view, a channel pitch other than 1, voxels wider than a channel (shadows up to 2.3 cells).
+  auto parallel = [&cases](std::string name, SinogramShape shape, std::vector<float> angles, auto adjust) {
+    ParallelBeamGeometry g(shape, std::move(angles));
+    adjust(g);
+    g.autoSetReconGeometry();
+    cases.push_back({ "parallel_" + name, withoutRor(g) });
+  };
+  parallel("odd_channels", { 16, 4, 21 }, evenAngles(16, M_PI), [](ParallelBeamGeometry &) {});
+  parallel("channel_offset", { 10, 3, 16 }, evenAngles(10, M_PI, 0.1), [](ParallelBeamGeometry & g) {
+    g.detChannelOffset = 2.3f;
+  });
+  parallel(
+    "row_aspect_0_4", { 9, 2, 14 }, evenAngles(9, M_PI), [](ParallelBeamGeometry & g) { g.voxelRowAspect = 0.4f; });
+  parallel("full_turn_one_view", { 1, 5, 11 }, { 0.3f }, [](ParallelBeamGeometry &) {});
+  parallel("narrow_channels", { 8, 2, 17 }, evenAngles(8, M_PI), [](ParallelBeamGeometry & g) {
+    g.deltaDetChannel = g.deltaDetRow = 0.7f;
+    g.detChannelOffset = -0.9f;
+  });
+  ParallelBeamGeometry wide({ 11, 2, 19 }, evenAngles(11, M_PI, 0.05));
+  wide.deltaVoxel = 1.6f;
+  wide.reconShape = ReconShape{ 9, 12, 2 };
+  cases.push_back({ "parallel_voxel_wider_than_channel", withoutRor(wide) });
   // Traps of spec §10 where MBIRJAX's loop radii are too small: row pitch 4x the channel pitch, thin
   // slices (a_z = 1/3) in cone beam and translation.
   ConeBeamGeometry tallRows({ 9, 6, 24 }, linspace(-M_PI, M_PI, 9, 1e-4), 96.0f, 48.0f);
@@ -119,8 +142,8 @@ TEST_P(GeometryProjector, HessianIsDiagonalOfWeightedNormalOperator)
   int                      nonZero = 0;
   for (int probe = 0; probe < 12; ++probe)
   {
-    const int pixel = std::uniform_int_distribution<int>(0, static_cast<int>(shape.numPixels()) - 1)(engine);
-    const int slice = std::uniform_int_distribution<int>(0, shape.slices - 1)(engine);
+    const int          pixel = std::uniform_int_distribution<int>(0, static_cast<int>(shape.numPixels()) - 1)(engine);
+    const int          slice = std::uniform_int_distribution<int>(0, shape.slices - 1)(engine);
     std::vector<float> unit(shape.slices, 0.0f);
     unit[slice] = 0.01f;
     std::vector<float> projected = projector.sparseForwardProject(unit.data(), { pixel });
@@ -203,10 +226,10 @@ expectedPoint(const ConeBeamGeometry & g, int v, int i, int j, int k)
 DetectorPoint
 expectedPoint(const TranslationGeometry & g, int v, int i, int j, int k)
 {
-  const ObjectPoint           p = objectPoint(g, i, j, k, 0.0);
+  const ObjectPoint            p = objectPoint(g, i, j, k, 0.0);
   const std::array<float, 3> & t = g.translations[v];
-  const double                x = p.x - t[0], y = p.y - t[1], z = p.z - t[2];
-  const double                D = g.sourceDetectorDist, S = g.sourceIsoDist;
+  const double                 x = p.x - t[0], y = p.y - t[1], z = p.z - t[2];
+  const double                 D = g.sourceDetectorDist, S = g.sourceIsoDist;
   return detectorIndex(g, D * x / (S - y), D * z / (S - y));
 }
 
@@ -257,7 +280,8 @@ expectConventions(const G & g, const std::vector<std::array<int, 3>> & voxels)
     for (int v = 0; v < g.sinogramShape.views; ++v)
     {
       const DetectorPoint expected = expectedPoint(g, v, i, j, k);
-      EXPECT_NEAR(measured[v].channel, expected.channel, 0.05) << "voxel " << i << "," << j << "," << k << " view " << v;
+      EXPECT_NEAR(measured[v].channel, expected.channel, 0.05)
+        << "voxel " << i << "," << j << "," << k << " view " << v;
       EXPECT_NEAR(measured[v].row, expected.row, 0.05) << "voxel " << i << "," << j << "," << k << " view " << v;
     }
   }
@@ -349,10 +373,11 @@ TEST(GeometryEquivalence, MultiAxisAtZeroElevationIsParallelBeam)
   for (const bool unitPitch : { true, false })
   {
     SCOPED_TRACE(unitPitch ? "unit pitch" : "pitch 0.7, offset, row aspect");
-    const std::vector<float> angles = test::linspace(0.0, M_PI, 13, 0.03);
-    ParallelBeamGeometry     parallel({ 13, 5, 30 }, angles);
+    const std::vector<float>  angles = test::linspace(0.0, M_PI, 13, 0.03);
+    ParallelBeamGeometry      parallel({ 13, 5, 30 }, angles);
     MultiAxisParallelGeometry multiAxis({ 13, 5, 30 }, angles, std::vector<float>(13, 0.0f));
-    for (DetectorAndGrid * g : { static_cast<DetectorAndGrid *>(&parallel), static_cast<DetectorAndGrid *>(&multiAxis) })
+    for (DetectorAndGrid * g :
+         { static_cast<DetectorAndGrid *>(&parallel), static_cast<DetectorAndGrid *>(&multiAxis) })
     {
       if (!unitPitch)
       {
@@ -399,19 +424,20 @@ TEST(GeometryMass, TiltedMultiAxisVoxelKeepsItsMass)
   // carries dx dy dz at every elevation.
   for (const float degrees : { 0.0f, 25.0f, 50.0f })
   {
-    MultiAxisParallelGeometry g({ 5, 30, 40 }, test::linspace(0, M_PI, 5, 0.2), std::vector<float>(5, degrees * M_PI / 180));
+    MultiAxisParallelGeometry g(
+      { 5, 30, 40 }, test::linspace(0, M_PI, 5, 0.2), std::vector<float>(5, degrees * M_PI / 180));
     g.voxelRowAspect = 1.3f;
     g.voxelSliceAspect = 0.9f;
     g.autoSetReconGeometry();
-    const Projector          projector(g, makeCpuBackend());
-    const ReconShape &       r = g.reconShape;
-    std::vector<float>       unit(r.slices, 0.0f);
+    const Projector    projector(g, makeCpuBackend());
+    const ReconShape & r = g.reconShape;
+    std::vector<float> unit(r.slices, 0.0f);
     unit[r.slices / 2] = 1.0f;
     const std::vector<float> sino = projector.sparseForwardProject(unit.data(), { (r.rows / 2) * r.cols + r.cols / 2 });
     for (int v = 0; v < 5; ++v)
     {
-      const double sum =
-        std::accumulate(sino.begin() + v * 30 * 40, sino.begin() + (v + 1) * 30 * 40, 0.0) * g.deltaDetChannel * g.deltaDetRow;
+      const double sum = std::accumulate(sino.begin() + v * 30 * 40, sino.begin() + (v + 1) * 30 * 40, 0.0) *
+                         g.deltaDetChannel * g.deltaDetRow;
       EXPECT_NEAR(sum, double(g.deltaVoxel) * g.deltaY() * g.deltaZ(), 1e-4) << degrees << " degrees, view " << v;
     }
   }
@@ -483,22 +509,113 @@ TEST(GeometryValidation, RejectsImpossibleGeometries)
     expectInvalid([&] { Projector(g, makeCpuBackend()); }, needle);
   };
   ConeBeamGeometry cone({ 8, 6, 20 }, angles, 80.0f, 40.0f);
-  check([&] { auto g = cone; g.sourceIsoDist = -1.0f; return g; }(), "source_iso_dist");
-  check([&] { auto g = cone; g.sourceDetectorDist = 0.0f; return g; }(), "source_detector_dist");
-  check([&] { auto g = cone; g.sourceIsoDist = 5.0f; return g; }(), "source lies inside the recon grid");
-  check([&] { auto g = cone; g.angles.pop_back(); return g; }(), "angles has 7 entries for 8 views");
-  check([&] { auto g = cone; g.helicalZShifts = { 1.0f, 2.0f }; return g; }(), "helical_z_shifts has 2 entries");
-  check([&] { auto g = cone; g.angles[3] = NAN; return g; }(), "angles entry 3 is not finite");
-  check([&] { auto g = cone; g.curvedDetector = true; g.sourceDetectorDist = INFINITY; return g; }(), "curved detector");
-  check([&] { auto g = cone; g.voxelSliceAspect = 0.0f; return g; }(), "voxel_slice_aspect");
-  check([&] { auto g = cone; g.reconShape.slices = 0; return g; }(), "recon_shape");
+  check(
+    [&] {
+      auto g = cone;
+      g.sourceIsoDist = -1.0f;
+      return g;
+    }(),
+    "source_iso_dist");
+  check(
+    [&] {
+      auto g = cone;
+      g.sourceDetectorDist = 0.0f;
+      return g;
+    }(),
+    "source_detector_dist");
+  check(
+    [&] {
+      auto g = cone;
+      g.sourceIsoDist = 5.0f;
+      return g;
+    }(),
+    "source lies inside the recon grid");
+  check(
+    [&] {
+      auto g = cone;
+      g.angles.pop_back();
+      return g;
+    }(),
+    "angles has 7 entries for 8 views");
+  check(
+    [&] {
+      auto g = cone;
+      g.helicalZShifts = { 1.0f, 2.0f };
+      return g;
+    }(),
+    "helical_z_shifts has 2 entries");
+  check(
+    [&] {
+      auto g = cone;
+      g.angles[3] = NAN;
+      return g;
+    }(),
+    "angles entry 3 is not finite");
+  check(
+    [&] {
+      auto g = cone;
+      g.curvedDetector = true;
+      g.sourceDetectorDist = INFINITY;
+      return g;
+    }(),
+    "curved detector");
+  check(
+    [&] {
+      auto g = cone;
+      g.voxelSliceAspect = 0.0f;
+      return g;
+    }(),
+    "voxel_slice_aspect");
+  check(
+    [&] {
+      auto g = cone;
+      g.reconShape.slices = 0;
+      return g;
+    }(),
+    "recon_shape");
   TranslationGeometry translation({ 3, 6, 20 }, { { { 0, 0, 0 } }, { { 1, 0, 1 } }, { { 2, 0, 2 } } }, 80.0f, 40.0f);
-  check([&] { auto g = translation; g.translations.pop_back(); return g; }(), "translation_vectors has 2 entries");
-  check([&] { auto g = translation; g.translations[1][1] = 60.0f; return g; }(), "reaches the source");
-  check([&] { auto g = translation; g.translations[0][2] = INFINITY; return g; }(), "translation_vectors entry 0");
+  check(
+    [&] {
+      auto g = translation;
+      g.translations.pop_back();
+      return g;
+    }(),
+    "translation_vectors has 2 entries");
+  check(
+    [&] {
+      auto g = translation;
+      g.translations[1][1] = 60.0f;
+      return g;
+    }(),
+    "reaches the source");
+  check(
+    [&] {
+      auto g = translation;
+      g.translations[0][2] = INFINITY;
+      return g;
+    }(),
+    "translation_vectors entry 0");
   MultiAxisParallelGeometry multiAxis({ 8, 6, 20 }, angles, std::vector<float>(8, 0.2f));
-  check([&] { auto g = multiAxis; g.elevations[2] = static_cast<float>(M_PI / 2); return g; }(), "elevations entry 2");
-  check([&] { auto g = multiAxis; g.elevations.resize(3); return g; }(), "elevations has 3 entries");
+  check(
+    [&] {
+      auto g = multiAxis;
+      g.elevations[2] = static_cast<float>(M_PI / 2);
+      return g;
+    }(),
+    "elevations entry 2");
+  check(
+    [&] {
+      auto g = multiAxis;
+      g.elevations.resize(3);
+      return g;
+    }(),
+    "elevations has 3 entries");
   ParallelBeamGeometry parallel({ 8, 6, 20 }, angles);
-  check([&] { auto g = parallel; g.detRowOffset = 1.0f; return g; }(), "det_row_offset");
+  check(
+    [&] {
+      auto g = parallel;
+      g.detRowOffset = 1.0f;
+      return g;
+    }(),
+    "det_row_offset");
 }

@@ -142,11 +142,7 @@ reconCases(SpecAngles which)
       { 0.23, 0.49, 0.074 },
       { 0.20, 0.45, 0.08 });
   add("cone", specCone(which), specCone(which), { 0.35, 0.59, 0.144 }, { 0.15, 0.50, 0.04 });
-  add("anisotropic_cone",
-      specCone(which),
-      specCone(which, 1.9f, 2.9f),
-      { 0.49, 0.89, 0.213 },
-      { 0.49, 1.0, 0.21 });
+  add("anisotropic_cone", specCone(which), specCone(which, 1.9f, 2.9f), { 0.49, 0.89, 0.213 }, { 0.49, 1.0, 0.21 });
   // The same anisotropic grid with data made by that grid's own model (the phantom on 14 slices).
   // Measured 0.288 / 0.461 / 0.116 (direct, full turn) and 0.070 / 0.178 / 0.027 (MBIR, short scan),
   // plus 10 %.
@@ -195,7 +191,9 @@ caseName(const ::testing::TestParamInfo<ReconCase> & info)
 Tolerance
 measure(const std::vector<float> & recon, const std::vector<float> & phantom, const char * what)
 {
-  const Tolerance m{ nrmse(recon, phantom), maxAbsDifference(recon, phantom), percentile95AbsDifference(recon, phantom) };
+  const Tolerance m{ nrmse(recon, phantom),
+                     maxAbsDifference(recon, phantom),
+                     percentile95AbsDifference(recon, phantom) };
   std::printf("  %s: nrmse %.4f, max diff %.4f, 95th percentile %.4f\n", what, m.nrmse, m.maxDiff, m.pct95);
   return m;
 }
@@ -247,9 +245,9 @@ quietDefaults(const Geometry & geometry)
 
 TEST_P(GeometryDirectRecon, MeetsTolerances)
 {
-  const ReconCase &     c = GetParam();
-  const Reconstructor   reconstructor(c.recon, makeCpuBackend(), quietDefaults(c.recon));
-  const Simulated       data = simulate(c, reconstructor);
+  const ReconCase &   c = GetParam();
+  const Reconstructor reconstructor(c.recon, makeCpuBackend(), quietDefaults(c.recon));
+  const Simulated     data = simulate(c, reconstructor);
   expectWithin(measure(reconstructor.directRecon(data.sinogram), data.reference, "direct recon"), c.tolerance);
 }
 
@@ -336,8 +334,8 @@ TEST(DirectReconScaling, FdkCylinderReconstructsToOne)
       const std::vector<float> recon = directRecon(projector, projector.forwardProject(cylinder(g, 7.0).data()));
       for (int k = 1; k + 1 < g.reconShape.slices; ++k)
       {
-        EXPECT_NEAR(meanNearAxis(recon, g, k, 5.0), 1.0, 0.01) << (curved ? "curved" : "flat") << ", row aspect "
-                                                                << aspect << ", slice " << k;
+        EXPECT_NEAR(meanNearAxis(recon, g, k, 5.0), 1.0, 0.01)
+          << (curved ? "curved" : "flat") << ", row aspect " << aspect << ", slice " << k;
       }
       EXPECT_GT(meanNearAxis(recon, g, 0, 5.0), 0.85);
     }
@@ -356,9 +354,9 @@ TEST(DirectReconScaling, MultiAxisFbpOfLongCylinderIsOne)
       MultiAxisParallelGeometry g({ 48, 60, 64 },
                                   test::linspace(-turn / 2, turn / 2, 48),
                                   std::vector<float>(48, static_cast<float>(degrees * M_PI / 180)));
-      const Projector          projector(g, makeCpuBackend());
-      const std::vector<float> recon = directRecon(projector, projector.forwardProject(cylinder(g, 12.0).data()));
-      const int                k = g.reconShape.slices / 2;
+      const Projector           projector(g, makeCpuBackend());
+      const std::vector<float>  recon = directRecon(projector, projector.forwardProject(cylinder(g, 12.0).data()));
+      const int                 k = g.reconShape.slices / 2;
       EXPECT_NEAR(meanNearAxis(recon, g, k, 6.0), 1.0, 0.01) << degrees << " degrees, turn " << turn;
     }
   }

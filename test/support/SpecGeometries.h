@@ -73,7 +73,7 @@ specAngles(bool cone, SpecAngles which)
 inline std::vector<float>
 specHelicalShifts()
 {
-  const double heightAtIso = kRows / (kSdd / kSid), perView = 0.5 * heightAtIso / kViews;
+  const double       heightAtIso = kRows / (kSdd / kSid), perView = 0.5 * heightAtIso / kViews;
   std::vector<float> shifts(kViews);
   for (int v = 0; v < kViews; ++v)
   {
@@ -145,7 +145,7 @@ inline std::pair<int, int>
 helicalSliceRange(const ConeBeamGeometry & g)
 {
   const auto [low, high] = std::minmax_element(g.helicalZShifts.begin(), g.helicalZShifts.end());
-  int        first = g.reconShape.slices, last = -1;
+  int first = g.reconShape.slices, last = -1;
   for (int k = 0; k < g.reconShape.slices; ++k)
   {
     const double z = g.deltaZ() * (k - 0.5 * (g.reconShape.slices - 1)) + g.reconSliceOffset;

@@ -15,26 +15,14 @@ struct ConeBeamView
   float zShift; // helical shift h_v: the scanner is centred at object height h_v [ALU]
 };
 
-struct ConeBeamParams
+struct ConeBeamParams : GridParams
 {
   using View = ConeBeamView;
 
-  int   numDetRows;     // R
-  int   numDetChannels; // C
-  int   reconRows;      // N_i (y)
-  int   reconCols;      // N_j (x)
-  int   reconSlices;    // N_k (z)
-  float deltaChannel;   // detector channel pitch [ALU] (arc length on a curved detector)
-  float deltaRow;       // detector row pitch [ALU]
-  float channelOffset;  // the central ray hits channel (C-1)/2 + channelOffset / deltaChannel
-  float rowOffset;      // the central ray hits row (R-1)/2 + rowOffset / deltaRow
-  float deltaX;         // voxel pitch along columns [ALU]
-  float deltaY;         // voxel pitch along rows [ALU]
-  float deltaZ;         // voxel pitch along slices [ALU]
-  float sliceOffset;    // object height of the centre of the slice range [ALU]
-  float sourceIso;      // S: source to rotation axis [ALU]
-  float inverseSdd;     // 1 / D; 0 for D = infinity (parallel rays with the cone's vertical model)
-  bool  curved;         // cylindrical detector of radius D centred on the source
+  float sliceOffset; // object height of the centre of the slice range [ALU]
+  float sourceIso;   // S: source to rotation axis [ALU]
+  float inverseSdd;  // 1 / D; 0 for D = infinity (parallel rays with the cone's vertical model)
+  bool  curved;      // cylindrical detector of radius D centred on the source
 };
 
 MBIR_HOST_DEVICE inline ConeBeamView
@@ -85,15 +73,14 @@ pixelProjection(const ConeBeamParams & p, const ConeBeamView & view, int pixel)
   const float channelCentre = (u + p.channelOffset) / p.deltaChannel + 0.5f * static_cast<float>(p.numDetChannels - 1);
 
   PixelProjection projection;
-  projection.channels =
-    makeFootprint(channelCentre, channelWidth, p.deltaX * p.deltaY / across, p.numDetChannels);
+  projection.channels = makeFootprint(channelCentre, channelWidth, p.deltaX * p.deltaY / across, p.numDetChannels);
 
   // Slice k sits at height z_k = deltaZ (k - (N_k-1)/2) + sliceOffset - zShift, row (M z_k + o_r)/dr + c_m.
   const float axisRow = p.rowOffset / p.deltaRow + 0.5f * static_cast<float>(p.numDetRows - 1);
   const float zFirst = p.sliceOffset - view.zShift - 0.5f * static_cast<float>(p.reconSlices - 1) * p.deltaZ;
   const float step = magnification * p.deltaZ / p.deltaRow;
-  projection.rows = RowMap{ magnification * zFirst / p.deltaRow + axisRow, step, step, 1.0f, axisRow,
-                            p.deltaRow * p.inverseSdd };
+  projection.rows =
+    RowMap{ magnification * zFirst / p.deltaRow + axisRow, step, step, 1.0f, axisRow, p.deltaRow * p.inverseSdd };
   return projection;
 }
 

@@ -18,23 +18,11 @@ struct MultiAxisParallelView
   float            sinElevation;
 };
 
-struct MultiAxisParallelParams
+struct MultiAxisParallelParams : GridParams
 {
   using View = MultiAxisParallelView;
 
-  int   numDetRows;     // R
-  int   numDetChannels; // C
-  int   reconRows;      // N_i (y)
-  int   reconCols;      // N_j (x)
-  int   reconSlices;    // N_k (z)
-  float deltaChannel;   // detector channel pitch [ALU]
-  float deltaRow;       // detector row pitch [ALU]
-  float channelOffset;  // the ray through the origin hits channel (C-1)/2 + channelOffset / deltaChannel
-  float rowOffset;      // ... and row (R-1)/2 + rowOffset / deltaRow
-  float deltaX;         // voxel pitch along columns [ALU]
-  float deltaY;         // voxel pitch along rows [ALU]
-  float deltaZ;         // voxel pitch along slices [ALU]
-  float sliceOffset;    // object height of the centre of the slice range [ALU]
+  float sliceOffset; // object height of the centre of the slice range [ALU]
 };
 
 MBIR_HOST_DEVICE inline MultiAxisParallelView
@@ -46,8 +34,8 @@ makeMultiAxisParallelView(float azimuth, float elevation)
 MBIR_HOST_DEVICE inline PixelProjection
 pixelProjection(const MultiAxisParallelParams & p, const MultiAxisParallelView & view, int pixel)
 {
-  const ParallelBeamParams inPlane{ p.numDetRows, p.numDetChannels, p.reconRows,    p.reconCols,
-                                    p.deltaChannel, p.channelOffset,  p.deltaX, p.deltaY };
+  const ParallelBeamParams inPlane{ p.numDetRows,   p.numDetChannels, p.reconRows, p.reconCols,
+                                    p.deltaChannel, p.channelOffset,  p.deltaX,    p.deltaY };
   PixelProjection          projection;
   projection.channels = parallelBeamChannelFootprint(inPlane, view.azimuth, pixel);
 

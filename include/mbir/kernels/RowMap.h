@@ -74,6 +74,23 @@ struct RowMap
   }
 };
 
+// The detector and recon grid as the kernels of the row-map geometries read them.
+struct GridParams
+{
+  int   numDetRows;     // R
+  int   numDetChannels; // C
+  int   reconRows;      // N_i (y)
+  int   reconCols;      // N_j (x)
+  int   reconSlices;    // N_k (z)
+  float deltaChannel;   // detector channel pitch [ALU] (arc length on a curved detector)
+  float deltaRow;       // detector row pitch [ALU]
+  float channelOffset;  // the central ray hits channel (C-1)/2 + channelOffset / deltaChannel
+  float rowOffset;      // the central ray hits row (R-1)/2 + rowOffset / deltaRow
+  float deltaX;         // voxel pitch along columns [ALU]
+  float deltaY;         // voxel pitch along rows [ALU]
+  float deltaZ;         // voxel pitch along slices [ALU]
+};
+
 // Everything one (view, pixel) pair contributes: channel weights and the slice-to-row map.
 struct PixelProjection
 {

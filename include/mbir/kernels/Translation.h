@@ -14,22 +14,10 @@ struct TranslationView
   float z; // ... by -z along the slices (t_z > 0 moves it up)
 };
 
-struct TranslationParams
+struct TranslationParams : GridParams
 {
   using View = TranslationView;
 
-  int   numDetRows;
-  int   numDetChannels;
-  int   reconRows;
-  int   reconCols;
-  int   reconSlices;
-  float deltaChannel;
-  float deltaRow;
-  float channelOffset;
-  float rowOffset;
-  float deltaX;
-  float deltaY;
-  float deltaZ;
   float sourceIso;  // S [ALU]
   float inverseSdd; // 1 / D (D is finite for translation)
 };
@@ -54,8 +42,8 @@ pixelProjection(const TranslationParams & p, const TranslationView & view, int p
   const float axisRow = p.rowOffset / p.deltaRow + 0.5f * static_cast<float>(p.numDetRows - 1);
   const float zFirst = -view.z - 0.5f * static_cast<float>(p.reconSlices - 1) * p.deltaZ;
   const float step = magnification * p.deltaZ / p.deltaRow;
-  projection.rows = RowMap{ magnification * zFirst / p.deltaRow + axisRow, step, step, 1.0f, axisRow,
-                            p.deltaRow * p.inverseSdd };
+  projection.rows =
+    RowMap{ magnification * zFirst / p.deltaRow + axisRow, step, step, 1.0f, axisRow, p.deltaRow * p.inverseSdd };
   return projection;
 }
 

@@ -191,13 +191,13 @@ public:
   void
   multiplyPeriodic(const float * factors, std::size_t period, float * x, std::size_t n) override
   {
-#pragma omp parallel for schedule(static) num_threads(m_Threads)
+#pragma omp                   parallel for schedule(static) num_threads(m_Threads)
     for (std::size_t start = 0; start < n; start += period)
     {
-      const std::size_t count = std::min(period, n - start);
-      for (std::size_t i = 0; i < count; ++i)
-      {
-        x[start + i] *= factors[i];
+                        const std::size_t count = std::min(period, n - start);
+                        for (std::size_t i = 0; i < count; ++i)
+                        {
+                          x[start + i] *= factors[i];
       }
     }
   }
@@ -363,17 +363,17 @@ private:
 #pragma omp          parallel for collapse(2) schedule(static) num_threads(m_Threads)
     for (int v = 0; v < views; ++v)
     {
-      for (int r0 = 0; r0 < rows; r0 += block)
-      {
-        const float * src = in + static_cast<std::size_t>(v) * rows * cols;
-        float *       dst = out + static_cast<std::size_t>(v) * rows * cols;
-        for (int c0 = 0; c0 < cols; c0 += block)
-        {
-          for (int r = r0; r < std::min(rows, r0 + block); ++r)
-          {
-            for (int c = c0; c < std::min(cols, c0 + block); ++c)
-            {
-              dst[static_cast<std::size_t>(c) * rows + r] = src[static_cast<std::size_t>(r) * cols + c];
+               for (int r0 = 0; r0 < rows; r0 += block)
+               {
+                 const float * src = in + static_cast<std::size_t>(v) * rows * cols;
+                 float *       dst = out + static_cast<std::size_t>(v) * rows * cols;
+                 for (int c0 = 0; c0 < cols; c0 += block)
+                 {
+                   for (int r = r0; r < std::min(rows, r0 + block); ++r)
+                   {
+                     for (int c = c0; c < std::min(cols, c0 + block); ++c)
+                     {
+                       dst[static_cast<std::size_t>(c) * rows + r] = src[static_cast<std::size_t>(r) * cols + c];
             }
           }
         }
@@ -390,37 +390,37 @@ private:
                    const ViewRange &         views,
                    float *                   sinogram) const
   {
-    const kernels::ParallelBeamParams & p = m.params;
-    const int                           rows = batch.numSlices;
-    const TileBlocks                    blocks = tileBlocks(batch, p.reconCols);
-    const int                           numBlocks = static_cast<int>(blocks.starts.size()) - 1;
-    const int                           chunks = rowChunks(rows, views.count, m_Threads);
-    const std::size_t                   viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
+             const kernels::ParallelBeamParams & p = m.params;
+             const int                           rows = batch.numSlices;
+             const TileBlocks                    blocks = tileBlocks(batch, p.reconCols);
+             const int                           numBlocks = static_cast<int>(blocks.starts.size()) - 1;
+             const int                           chunks = rowChunks(rows, views.count, m_Threads);
+             const std::size_t                   viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
 #pragma omp parallel num_threads(m_Threads)
     for (int block = 0; block < numBlocks; ++block)
     {
          #pragma omp for collapse(2) schedule(static)
       for (int lv = 0; lv < views.count; ++lv)
       {
-        for (int chunk = 0; chunk < chunks; ++chunk)
-        {
-          const int                       k0 = rows * chunk / chunks;
-          const int                       k1 = rows * (chunk + 1) / chunks;
-          const kernels::ParallelBeamView view = m.views[views.first + lv];
-          float *                         sinoView = sinogram + lv * viewSize;
-          for (int e = blocks.starts[block]; e < blocks.starts[block + 1]; ++e)
-          {
-            const int                b = blocks.order[e];
-            const kernels::Footprint fp = kernels::parallelBeamChannelFootprint(p, view, batch.pixels[b]);
-            const float *            x = values + static_cast<std::size_t>(b) * rows;
-            for (int n = fp.first; n <= fp.last; ++n)
-            {
-              const float a = fp.weight(n);
-              if (a == 0.0f)
-              {
-                continue;
+                 for (int chunk = 0; chunk < chunks; ++chunk)
+                 {
+                   const int                       k0 = rows * chunk / chunks;
+                   const int                       k1 = rows * (chunk + 1) / chunks;
+                   const kernels::ParallelBeamView view = m.views[views.first + lv];
+                   float *                         sinoView = sinogram + lv * viewSize;
+                   for (int e = blocks.starts[block]; e < blocks.starts[block + 1]; ++e)
+                   {
+                     const int                b = blocks.order[e];
+                     const kernels::Footprint fp = kernels::parallelBeamChannelFootprint(p, view, batch.pixels[b]);
+                     const float *            x = values + static_cast<std::size_t>(b) * rows;
+                     for (int n = fp.first; n <= fp.last; ++n)
+                     {
+                       const float a = fp.weight(n);
+                       if (a == 0.0f)
+                       {
+                         continue;
               }
-              float * column = sinoView + static_cast<std::size_t>(n) * rows;
+                       float * column = sinoView + static_cast<std::size_t>(n) * rows;
 #pragma omp simd
               for (int k = k0; k < k1; ++k)
               {
@@ -522,7 +522,13 @@ private:
 
   // The transpose: out[k] += sum_m b(m, k)^power column[m].
   static void
-  gatherSlices(const kernels::RowMap & map, const float * column, int first, int last, int power, int slices, float * out)
+  gatherSlices(const kernels::RowMap & map,
+               const float *           column,
+               int                     first,
+               int                     last,
+               int                     power,
+               int                     slices,
+               float *                 out)
   {
     int k0, k1, unused;
     map.slicesReaching(first, slices, k0, unused);
@@ -625,9 +631,8 @@ private:
         float *   out = values + static_cast<std::size_t>(b) * slices;
         for (int lv = 0; lv < views.count; ++lv)
         {
-          const kernels::PixelProjection proj =
-            kernels::pixelProjection(p, m.views[views.first + lv], batch.pixels[b]);
-          int first, last;
+          const kernels::PixelProjection proj = kernels::pixelProjection(p, m.views[views.first + lv], batch.pixels[b]);
+          int                            first, last;
           proj.rows.rowsReached(slices, rows, first, last);
           if (proj.channels.last < proj.channels.first || last < first)
           {

@@ -37,7 +37,7 @@ struct FftwBuffer
   ~FftwBuffer() { fftwf_free(data); }
   FftwBuffer(const FftwBuffer &) = delete;
   FftwBuffer &
-  operator=(const FftwBuffer &) = delete;
+      operator=(const FftwBuffer &) = delete;
   T * data;
 };
 
@@ -78,17 +78,17 @@ threadIndex()
 
 // Every view's rows along the channels, view v scaled by |directions[v].channel|.
 void
-filterAlongChannels(const float *                       in,
-                    const SinogramShape &               shape,
-                    const std::vector<RampDirection> &  directions,
-                    float *                             out,
-                    int                                 threads)
+filterAlongChannels(const float *                      in,
+                    const SinogramShape &              shape,
+                    const std::vector<RampDirection> & directions,
+                    float *                            out,
+                    int                                threads)
 {
   const int                C = shape.channels, R = shape.rows, N = kernels::rampFftSize(C), F = N / 2 + 1;
   const std::vector<float> spectrum = kernels::rampSpectrum(C, N);
 
   // One view at a time per thread: its R rows, zero-padded to N, transformed together.
-  const int                                             workers = std::max(1, std::min(threads, shape.views));
+  const int                                               workers = std::max(1, std::min(threads, shape.views));
   std::vector<std::unique_ptr<FftwBuffer<float>>>         lines(workers);
   std::vector<std::unique_ptr<FftwBuffer<fftwf_complex>>> freq(workers);
   for (int t = 0; t < workers; ++t)
@@ -100,10 +100,10 @@ filterAlongChannels(const float *                       in,
   {
     std::lock_guard<std::mutex> lock(fftwPlannerMutex());
     int                         n[] = { N };
-    forward = std::make_unique<Plan>(fftwf_plan_many_dft_r2c(
-      1, n, R, lines[0]->data, nullptr, 1, N, freq[0]->data, nullptr, 1, F, FFTW_ESTIMATE));
-    inverse = std::make_unique<Plan>(fftwf_plan_many_dft_c2r(
-      1, n, R, freq[0]->data, nullptr, 1, F, lines[0]->data, nullptr, 1, N, FFTW_ESTIMATE));
+    forward = std::make_unique<Plan>(
+      fftwf_plan_many_dft_r2c(1, n, R, lines[0]->data, nullptr, 1, N, freq[0]->data, nullptr, 1, F, FFTW_ESTIMATE));
+    inverse = std::make_unique<Plan>(
+      fftwf_plan_many_dft_c2r(1, n, R, freq[0]->data, nullptr, 1, F, lines[0]->data, nullptr, 1, N, FFTW_ESTIMATE));
   }
   const std::size_t viewSize = static_cast<std::size_t>(C) * R;
 #pragma omp parallel for schedule(dynamic) num_threads(workers)
@@ -191,8 +191,8 @@ filterDirectional(const float *                      in,
       const float fu = static_cast<float>(kc < NC / 2 ? kc : kc - NC) / static_cast<float>(NC);
       for (int kr = 0; kr < FR; ++kr)
       {
-        const float fv = static_cast<float>(kr) / static_cast<float>(NR);
-        const float gain = kernels::directionalRampGain(spectrum.data(), NC, d.channel, d.row, fu, fv) * norm;
+        const float     fv = static_cast<float>(kr) / static_cast<float>(NR);
+        const float     gain = kernels::directionalRampGain(spectrum.data(), NC, d.channel, d.row, fu, fv) * norm;
         fftwf_complex & bin = bins[static_cast<std::size_t>(kc) * FR + kr];
         bin[0] *= gain;
         bin[1] *= gain;
