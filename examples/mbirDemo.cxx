@@ -1,8 +1,9 @@
-// The main job: simulate a noisy parallel-beam scan of the 3D Shepp-Logan phantom, reconstruct it with
-// FBP and with MBIR, and write the volumes and a picture comparing them.
+// The main job: simulate a noisy scan (parallel or cone beam) of the 3D Shepp-Logan phantom, reconstruct
+// it with the direct recon (FBP or FDK) and with MBIR, and write the volumes and a picture comparing them.
 
 #include "itkImageFileWriter.h"
 #include "itkMBIRImageConversion.h"
+#include "mbir/GeometryJson.h"
 #include "mbir/Metrics.h"
 #include "mbir/Phantom.h"
 #include "mbir/Reconstructor.h"
@@ -21,6 +22,7 @@ namespace {
 struct Options
 {
   std::string output = "demo-output";
+  std::string geometry = "parallel";
   int         views = 128;
   int         rows = 64;
   int         channels = 128;
@@ -30,15 +32,18 @@ struct Options
 void
 usage(std::ostream & out)
 {
-  out << "usage: mbir-demo [--output DIR] [--views N] [--rows N] [--channels N] [--snr-db DB]\n"
-         "Simulates a parallel-beam scan of the 3D Shepp-Logan phantom (views over [0, pi), Gaussian noise at the\n"
-         "given signal-to-noise ratio), reconstructs it with FBP and MBIR, prints the MBIR log and the NRMSE of\n"
-         "both, and writes to DIR:\n"
+  out << "usage: mbir-demo [--output DIR] [--geometry parallel|cone] [--views N] [--rows N] [--channels N]\n"
+         "                 [--snr-db DB]\n"
+         "Simulates a scan of the 3D Shepp-Logan phantom with Gaussian noise at the given signal-to-noise ratio:\n"
+         "parallel beam with views over [0, pi), or cone beam (flat detector, magnification 2, source 2 x channels\n"
+         "from the axis) with views over [0, 2 pi). Reconstructs it with the direct recon (FBP, or FDK for cone\n"
+         "beam) and MBIR, prints the MBIR log and the NRMSE of both, and writes to DIR:\n"
+         "  geometry.json  the scan geometry (engine JSON, lengths in detector channel pitches)\n"
          "  sinogram.nrrd  the noisy sinogram, float, indexed [channel, row, view]\n"
-         "  fbp.nrrd       the FBP volume, float, indexed [x = column, y = row, z = slice]\n"
+         "  direct.nrrd    the direct recon, float, indexed [x = column, y = row, z = slice]\n"
          "  recon.nrrd     the MBIR volume, same layout\n"
-         "  demo.png       central slices (axial, coronal, sagittal) of phantom, FBP and MBIR, one row each\n"
-         "Defaults: --output demo-output --views 128 --rows 64 --channels 128 --snr-db 30\n";
+         "  demo.png       central slices (axial, coronal, sagittal) of phantom, direct recon and MBIR, one row each\n"
+         "Defaults: --output demo-output --geometry parallel --views 128 --rows 64 --channels 128 --snr-db 30\n";
 }
 
 double
@@ -73,6 +78,12 @@ parse(int argc, char ** argv)
     const char * value = argv[++a];
     if (option == "--output")
       options.output = value;
+    else if (option == "--geometry")
+    {
+      options.geometry = value;
+      if (options.geometry != "parallel" && options.geometry != "cone")
+        throw std::invalid_argument("--geometry must be parallel or cone, got '" + options.geometry + "'");
+    }
     else if (option == "--views")
       options.views = static_cast<int>(number(option, value, 1, 16384));
     else if (option == "--rows")
@@ -87,7 +98,7 @@ parse(int argc, char ** argv)
   return options;
 }
 
-// A (3 x 3) mosaic: rows phantom, FBP, MBIR; columns the central axial (z), coronal (y) and sagittal (x)
+// A (3 x 3) mosaic: rows phantom, direct recon, MBIR; columns the central axial (z), coronal (y) and sagittal (x)
 // slices; grey levels 0..255 over half the phantom's range, so that soft-tissue contrast shows.
 void
 writeComparison(const std::vector<const std::vector<float> *> & volumes,
@@ -124,13 +135,31 @@ writeComparison(const std::vector<const std::vector<float> *> & volumes,
 }
 
 itk::MBIRImageConversion::ImageType::SpacingType
-voxelSpacing(const mbir::ParallelBeamGeometry & g)
+voxelSpacing(const mbir::DetectorAndGrid & g)
 {
   itk::MBIRImageConversion::ImageType::SpacingType spacing;
   spacing[0] = g.deltaVoxel;
-  spacing[1] = g.deltaVoxel * g.voxelRowAspect;
-  spacing[2] = g.deltaDetRow;
+  spacing[1] = g.deltaY();
+  spacing[2] = g.deltaZ();
   return spacing;
+}
+
+// The scan of the demo: parallel beam over a half turn, or cone beam over a full turn at magnification 2.
+mbir::Geometry
+makeGeometry(const Options & options)
+{
+  const mbir::SinogramShape shape{ options.views, options.rows, options.channels };
+  const double              turn = options.geometry == "cone" ? 2 * M_PI : M_PI;
+  std::vector<float>        angles(options.views);
+  for (int v = 0; v < options.views; ++v)
+  {
+    angles[v] = static_cast<float>(turn * v / options.views);
+  }
+  if (options.geometry == "cone")
+  {
+    return mbir::ConeBeamGeometry(shape, angles, 4.0f * options.channels, 2.0f * options.channels);
+  }
+  return mbir::ParallelBeamGeometry(shape, angles);
 }
 
 } // namespace
@@ -143,19 +172,15 @@ main(int argc, char ** argv)
     const Options options = parse(argc, argv);
     std::filesystem::create_directories(options.output);
 
-    std::vector<float> angles(options.views);
-    for (int v = 0; v < options.views; ++v)
-    {
-      angles[v] = static_cast<float>(M_PI * v / options.views);
-    }
-    const mbir::ParallelBeamGeometry geometry(mbir::SinogramShape{ options.views, options.rows, options.channels },
-                                              angles);
-    const mbir::Reconstructor        reconstructor(geometry, mbir::makeCpuBackend());
-    std::cout << "MBIR demo: parallel beam, sinogram (views, rows, channels) = " << geometry.sinogramShape.str()
-              << ", recon (rows, cols, slices) = " << geometry.reconShape.str() << ", SNR " << options.snrDb << " dB\n";
+    const mbir::Geometry          geometry = makeGeometry(options);
+    const mbir::DetectorAndGrid & grid = mbir::detectorAndGridOf(geometry);
+    const mbir::Reconstructor     reconstructor(geometry, mbir::makeCpuBackend());
+    std::cout << "MBIR demo: " << options.geometry
+              << " beam, sinogram (views, rows, channels) = " << grid.sinogramShape.str()
+              << ", recon (rows, cols, slices) = " << grid.reconShape.str() << ", SNR " << options.snrDb << " dB\n";
 
     // Simulate: project the phantom and add white Gaussian noise at the requested SNR.
-    const std::vector<float> phantom = mbir::sheppLoganLowDynamicRange(geometry.reconShape);
+    const std::vector<float> phantom = mbir::sheppLoganLowDynamicRange(grid.reconShape);
     std::vector<float>       sino = reconstructor.forwardProject(phantom);
     double                   power = 0.0;
     for (const float v : sino)
@@ -167,28 +192,30 @@ main(int argc, char ** argv)
       v += static_cast<float>(normal(engine));
 
     auto                     start = std::chrono::steady_clock::now();
-    const std::vector<float> fbp = reconstructor.directRecon(sino);
-    const double fbpSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const std::vector<float> direct = reconstructor.directRecon(sino);
+    const double directSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     start = std::chrono::steady_clock::now();
     const mbir::ReconResult mbir = reconstructor.recon(sino);
     const double mbirSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-    const double fbpError = mbir::nrmse(fbp, phantom), mbirError = mbir::nrmse(mbir.recon, phantom);
-    std::cout << "FBP:  NRMSE " << fbpError << " in " << fbpSeconds << " s\n"
+    const double directError = mbir::nrmse(direct, phantom), mbirError = mbir::nrmse(mbir.recon, phantom);
+    const char * directName = options.geometry == "cone" ? "FDK" : "FBP";
+    std::cout << directName << ":  NRMSE " << directError << " in " << directSeconds << " s\n"
               << "MBIR: NRMSE " << mbirError << " in " << mbirSeconds << " s (" << mbir.log.size() << " iterations)\n"
-              << "RESULT fbp_nrmse=" << fbpError << " mbir_nrmse=" << mbirError << " fbp_seconds=" << fbpSeconds
-              << " mbir_seconds=" << mbirSeconds << "\n";
+              << "RESULT direct_nrmse=" << directError << " mbir_nrmse=" << mbirError
+              << " direct_seconds=" << directSeconds << " mbir_seconds=" << mbirSeconds << "\n";
 
     const std::string dir = options.output + "/";
-    itk::WriteImage(itk::MBIRImageConversion::SinogramToImage(
-                      sino, geometry.sinogramShape, geometry.deltaDetChannel, geometry.deltaDetRow),
-                    dir + "sinogram.nrrd");
-    itk::WriteImage(itk::MBIRImageConversion::ReconToImage(fbp, geometry.reconShape, voxelSpacing(geometry)),
-                    dir + "fbp.nrrd");
-    itk::WriteImage(itk::MBIRImageConversion::ReconToImage(mbir.recon, geometry.reconShape, voxelSpacing(geometry)),
+    mbir::writeGeometryFile(geometry, dir + "geometry.json");
+    itk::WriteImage(
+      itk::MBIRImageConversion::SinogramToImage(sino, grid.sinogramShape, grid.deltaDetChannel, grid.deltaDetRow),
+      dir + "sinogram.nrrd");
+    itk::WriteImage(itk::MBIRImageConversion::ReconToImage(direct, grid.reconShape, voxelSpacing(grid)),
+                    dir + "direct.nrrd");
+    itk::WriteImage(itk::MBIRImageConversion::ReconToImage(mbir.recon, grid.reconShape, voxelSpacing(grid)),
                     dir + "recon.nrrd");
-    writeComparison({ &phantom, &fbp, &mbir.recon }, geometry.reconShape, dir + "demo.png");
-    std::cout << "Wrote " << dir << "{sinogram,fbp,recon}.nrrd and " << dir << "demo.png\n";
+    writeComparison({ &phantom, &direct, &mbir.recon }, grid.reconShape, dir + "demo.png");
+    std::cout << "Wrote " << dir << "{geometry.json,sinogram.nrrd,direct.nrrd,recon.nrrd,demo.png}\n";
     return 0;
   }
   catch (const std::exception & e)

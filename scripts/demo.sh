@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The main job: install, build, and simulate the Shepp-Logan phantom's parallel-beam sinogram into
-# build/demo/ (sinogram.nrrd and sinogram.png).
+# The main job: install, build, then simulate a scan of the Shepp-Logan phantom, reconstruct it with the
+# direct recon and MBIR, and write the volumes, the geometry and a picture to build/demo/ (see README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -34,10 +34,8 @@ makeConeBeamView(float angle, float zShift)
 MBIR_HOST_DEVICE inline PixelProjection
 pixelProjection(const ConeBeamParams & p, const ConeBeamView & view, int pixel)
 {
-  const int   row = pixel / p.reconCols;
-  const int   col = pixel - row * p.reconCols;
-  const float xObject = p.deltaX * (static_cast<float>(col) - 0.5f * static_cast<float>(p.reconCols - 1));
-  const float yObject = p.deltaY * (static_cast<float>(row) - 0.5f * static_cast<float>(p.reconRows - 1));
+  const PixelCentre centre = pixelCentre(pixel, p.reconRows, p.reconCols, p.deltaX, p.deltaY);
+  const float       xObject = centre.x, yObject = centre.y;
   // Scanner frame: x along the channels, y toward the source at (0, S).
   const float x = view.cosAngle * xObject - view.sinAngle * yObject;
   const float y = view.sinAngle * xObject + view.cosAngle * yObject;

@@ -68,6 +68,23 @@ makeFootprint(float center, float width, float scale, int numCells)
   return Footprint{ center, width, scale, first, last };
 }
 
+// The centre of the voxel cylinder at flat pixel index `pixel` (= row * cols + col) in the object frame:
+// x along columns, y along rows, both from the grid centre [ALU].
+struct PixelCentre
+{
+  float x;
+  float y;
+};
+
+MBIR_HOST_DEVICE inline PixelCentre
+pixelCentre(int pixel, int rows, int cols, float deltaX, float deltaY)
+{
+  const int row = pixel / cols;
+  const int col = pixel - row * cols;
+  return PixelCentre{ deltaX * (static_cast<float>(col) - 0.5f * static_cast<float>(cols - 1)),
+                      deltaY * (static_cast<float>(row) - 0.5f * static_cast<float>(rows - 1)) };
+}
+
 // Raises a coefficient to the power used by a back projection (1) or a Hessian diagonal (2).
 MBIR_HOST_DEVICE inline float
 coefficientPower(float a, int power)

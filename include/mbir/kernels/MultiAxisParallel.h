@@ -39,10 +39,8 @@ pixelProjection(const MultiAxisParallelParams & p, const MultiAxisParallelView &
   PixelProjection          projection;
   projection.channels = parallelBeamChannelFootprint(inPlane, view.azimuth, pixel);
 
-  const int   row = pixel / p.reconCols;
-  const int   col = pixel - row * p.reconCols;
-  const float xObject = p.deltaX * (static_cast<float>(col) - 0.5f * static_cast<float>(p.reconCols - 1));
-  const float yObject = p.deltaY * (static_cast<float>(row) - 0.5f * static_cast<float>(p.reconRows - 1));
+  const PixelCentre centre = pixelCentre(pixel, p.reconRows, p.reconCols, p.deltaX, p.deltaY);
+  const float       xObject = centre.x, yObject = centre.y;
   // Depth along the in-plane ray (toward the detector), and the voxel's extent along it.
   const float depth = -(view.azimuth.sinAngle * xObject + view.azimuth.cosAngle * yObject);
   const float dx = fabsf(view.azimuth.sinAngle) * p.deltaX;

@@ -38,12 +38,10 @@ makeParallelBeamView(float angle)
 MBIR_HOST_DEVICE inline Footprint
 parallelBeamChannelFootprint(const ParallelBeamParams & p, const ParallelBeamView & view, int pixel)
 {
-  const int   row = pixel / p.reconCols;
-  const int   col = pixel - row * p.reconCols;
-  const float xObject = p.deltaX * (static_cast<float>(col) - 0.5f * static_cast<float>(p.reconCols - 1));
-  const float yObject = p.deltaY * (static_cast<float>(row) - 0.5f * static_cast<float>(p.reconRows - 1));
-  const float u = view.cosAngle * xObject - view.sinAngle * yObject; // along the detector
-  const float center = (u + p.channelOffset) / p.deltaChannel + 0.5f * static_cast<float>(p.numDetChannels - 1);
+  const PixelCentre centre = pixelCentre(pixel, p.reconRows, p.reconCols, p.deltaX, p.deltaY);
+  const float       xObject = centre.x, yObject = centre.y;
+  const float       u = view.cosAngle * xObject - view.sinAngle * yObject; // along the detector
+  const float       center = (u + p.channelOffset) / p.deltaChannel + 0.5f * static_cast<float>(p.numDetChannels - 1);
   // Box approximation of the voxel width across the ray; the chord length times coverage is the weight.
   const float wx = fabsf(view.cosAngle) * p.deltaX;
   const float wy = fabsf(view.sinAngle) * p.deltaY;

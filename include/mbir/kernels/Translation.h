@@ -25,14 +25,13 @@ struct TranslationParams : GridParams
 MBIR_HOST_DEVICE inline PixelProjection
 pixelProjection(const TranslationParams & p, const TranslationView & view, int pixel)
 {
-  const int   row = pixel / p.reconCols;
-  const int   col = pixel - row * p.reconCols;
-  const float x = p.deltaX * (static_cast<float>(col) - 0.5f * static_cast<float>(p.reconCols - 1)) - view.x;
-  const float y = p.deltaY * (static_cast<float>(row) - 0.5f * static_cast<float>(p.reconRows - 1)) - view.y;
-  const float magnification = 1.0f / ((p.sourceIso - y) * p.inverseSdd);
-  const float u = magnification * x;
-  const float tanFan = u * p.inverseSdd;
-  const float cosFan = 1.0f / sqrtf(1.0f + tanFan * tanFan);
+  const PixelCentre centre = pixelCentre(pixel, p.reconRows, p.reconCols, p.deltaX, p.deltaY);
+  const float       x = centre.x - view.x;
+  const float       y = centre.y - view.y;
+  const float       magnification = 1.0f / ((p.sourceIso - y) * p.inverseSdd);
+  const float       u = magnification * x;
+  const float       tanFan = u * p.inverseSdd;
+  const float       cosFan = 1.0f / sqrtf(1.0f + tanFan * tanFan);
   const float channelCentre = (u + p.channelOffset) / p.deltaChannel + 0.5f * static_cast<float>(p.numDetChannels - 1);
 
   PixelProjection projection;
