@@ -70,19 +70,36 @@ public:
   // Zero-filled device memory.
   virtual DeviceAllocation
   allocateBytes(std::size_t bytes) = 0;
-  virtual void
-  copyToDevice(const void * host, void * device, std::size_t bytes) = 0;
-  virtual void
-  copyToHost(const void * device, void * host, std::size_t bytes) = 0;
+  // Transfers between host and device memory; counted (see transfers()).
+  void
+  copyToDevice(const void * host, void * device, std::size_t bytes)
+  {
+    countUpload(bytes);
+    writeDevice(host, device, bytes);
+  }
+  void
+  copyToHost(const void * device, void * host, std::size_t bytes)
+  {
+    countDownload(bytes);
+    readDevice(device, host, bytes);
+  }
   virtual void
   fillZero(void * device, std::size_t bytes) = 0;
 
   // Converts between the public sinogram layout (views, rows, channels) on the host and the device's
   // detector-column layout [view][channel][row], in which a column matches a voxel cylinder.
-  virtual void
-  uploadSinogram(const float * host, const SinogramShape & shape, float * device) = 0;
-  virtual void
-  downloadSinogram(const float * device, const SinogramShape & shape, float * host) = 0;
+  void
+  uploadSinogram(const float * host, const SinogramShape & shape, float * device)
+  {
+    countUpload(shape.size() * sizeof(float));
+    writeSinogram(host, shape, device);
+  }
+  void
+  downloadSinogram(const float * device, const SinogramShape & shape, float * host)
+  {
+    countDownload(shape.size() * sizeof(float));
+    readSinogram(device, shape, host);
+  }
 
   // sinogram(views) += A(views, cylinders) * values
   virtual void
@@ -195,6 +212,20 @@ public:
     return array;
   }
 
+  // Host-to-device and device-to-host transfers made through this backend so far.
+  struct TransferCounts
+  {
+    std::size_t uploads = 0;
+    std::size_t uploadedBytes = 0;
+    std::size_t downloads = 0;
+    std::size_t downloadedBytes = 0;
+  };
+  TransferCounts
+  transfers() const
+  {
+    return TransferCounts{ m_Uploads.load(), m_UploadedBytes.load(), m_Downloads.load(), m_DownloadedBytes.load() };
+  }
+
   // Bytes this backend has allocated and not yet released, and the most it has held at once.
   std::size_t
   bytesInUse() const
@@ -208,6 +239,17 @@ public:
   }
 
 protected:
+  // The transfers themselves, uncounted; the sinogram ones convert between the public layout on the host
+  // and the device layout.
+  virtual void
+  writeDevice(const void * host, void * device, std::size_t bytes) = 0;
+  virtual void
+  readDevice(const void * device, void * host, std::size_t bytes) = 0;
+  virtual void
+  writeSinogram(const float * host, const SinogramShape & shape, float * device) = 0;
+  virtual void
+  readSinogram(const float * device, const SinogramShape & shape, float * host) = 0;
+
   void
   recordAllocation(std::size_t bytes);
   void
@@ -217,6 +259,23 @@ protected:
   }
 
 private:
+  void
+  countUpload(std::size_t bytes)
+  {
+    ++m_Uploads;
+    m_UploadedBytes += bytes;
+  }
+  void
+  countDownload(std::size_t bytes)
+  {
+    ++m_Downloads;
+    m_DownloadedBytes += bytes;
+  }
+
+  std::atomic<std::size_t> m_Uploads{ 0 };
+  std::atomic<std::size_t> m_UploadedBytes{ 0 };
+  std::atomic<std::size_t> m_Downloads{ 0 };
+  std::atomic<std::size_t> m_DownloadedBytes{ 0 };
   std::atomic<std::size_t> m_BytesInUse{ 0 };
   std::atomic<std::size_t> m_PeakBytes{ 0 };
 };

@@ -4,6 +4,7 @@
 
 #include "mbir/ArrayView.h"
 #include "mbir/Backend.h"
+#include "mbir/DeviceData.h"
 #include "mbir/ReconParams.h"
 
 #include <memory>
@@ -26,18 +27,31 @@ struct DenoiseParams
   int                  verbose = 1;
   std::uint64_t        seed = 0;
   std::function<void(const std::string &)> logSink;
+  ProgressCallback                         progress; // after every subset; false throws mbir::Aborted
 };
 
-struct DenoiseResult
+struct DenoiseReport
 {
-  std::vector<float>        image;
   std::vector<IterationLog> log;
   float                     sigmaNoise = 0.0f;
   float                     sigmaX = 0.0f;
   std::string               logText;
 };
 
+struct DenoiseResult : DenoiseReport
+{
+  std::vector<float> image;
+};
+
+struct DeviceDenoiseResult : DenoiseReport
+{
+  DeviceVolume image;
+};
+
 DenoiseResult
 qggmrfDenoise(ArrayView3 image, const DenoiseParams & params, const std::shared_ptr<Backend> & backend);
+// The same on a volume already on a device (its statistics are read back once); the result stays there.
+DeviceDenoiseResult
+qggmrfDenoise(const DeviceVolume & image, const DenoiseParams & params);
 
 } // namespace mbir

@@ -17,5 +17,7 @@ directReconOnDevice(const Projector & projector, const float * sinogram, float *
 // Host arrays in the public layouts; zero outside the ROR.
 std::vector<float>
 directRecon(const Projector & projector, const std::vector<float> & sinogram);
+DeviceVolume
+directRecon(const Projector & projector, const DeviceSinogram & sinogram);
 
 } // namespace mbir

@@ -4,6 +4,7 @@
 // slices)); the arrays passed in are never modified.
 
 #include "mbir/Backend.h"
+#include "mbir/DeviceData.h"
 #include "mbir/Geometry.h"
 
 #include <memory>
@@ -43,6 +44,11 @@ public:
   {
     return *m_Backend;
   }
+  const std::shared_ptr<Backend> &
+  backendPointer() const
+  {
+    return m_Backend;
+  }
   const DeviceModel &
   deviceModel() const
   {
@@ -75,9 +81,19 @@ public:
   // A x over the ROR cylinders of `recon`; voxels outside the ROR are ignored.
   std::vector<float>
   forwardProject(const float * recon) const;
+  DeviceSinogram
+  forwardProject(const DeviceVolume & recon) const;
   // A^T y on the ROR cylinders; zero outside the ROR.
   std::vector<float>
   backProject(const float * sinogram) const;
+  DeviceVolume
+  backProject(const DeviceSinogram & sinogram) const;
+
+  // Throws std::invalid_argument unless the data live on this projector's backend and have its shapes.
+  void
+  checkOnDevice(const DeviceSinogram & sinogram, const char * what) const;
+  void
+  checkOnDevice(const DeviceVolume & volume, const char * what) const;
   // diag(A^T W A) over all pixels; weights == nullptr means W = 1.
   std::vector<float>
   hessianDiagonal(const float * weights) const;

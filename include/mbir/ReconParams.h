@@ -4,10 +4,23 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace mbir {
+
+// Reports the fraction of a long operation done, in (0, 1]; returns false to stop it.
+using ProgressCallback = std::function<bool(double fraction)>;
+
+// Thrown when a progress callback asks to stop; nothing partial is returned.
+class Aborted : public std::runtime_error
+{
+public:
+  Aborted()
+    : std::runtime_error("stopped at the caller's request")
+  {}
+};
 
 struct ReconParams
 {
@@ -41,6 +54,9 @@ struct ReconParams
 
   // Where log lines go at verbose >= 1 (standard output when empty).
   std::function<void(const std::string &)> logSink;
+  // Called after every subset update with the fraction of the iterations done (0, 1]; returning false
+  // stops the recon, which then throws mbir::Aborted.
+  ProgressCallback progress;
 };
 
 struct RegularizationParams
@@ -63,13 +79,18 @@ struct IterationLog
   double totalCost = 0.0;   // (1 / 2 sigmaY^2) ||y - Ax||_W^2 + prior cost
 };
 
-struct ReconResult
+// What a reconstruction reports besides the volume.
+struct ReconReport
 {
-  std::vector<float>        recon; // (rows, cols, slices)
   std::vector<IterationLog> log;
   RegularizationParams      regularization;
   std::string               logText;
   bool                      stoppedOnThreshold = false;
+};
+
+struct ReconResult : ReconReport
+{
+  std::vector<float> recon; // (rows, cols, slices)
 };
 
 } // namespace mbir

@@ -3,6 +3,7 @@
 // vectorised coordinate descent (spec/solver.md). Inputs are never modified.
 
 #include "mbir/ArrayView.h"
+#include "mbir/DeviceData.h"
 #include "mbir/Projector.h"
 #include "mbir/ReconParams.h"
 
@@ -16,13 +17,14 @@ struct InitialImage
 {
   enum class Kind
   {
-    DirectRecon, // FBP, scaled by the least-squares intensity factor (the default)
+    DirectRecon, // the geometry's direct recon, scaled by the least-squares intensity factor (the default)
     Constant,    // every voxel, inside the ROR or not
-    Volume       // a given (rows, cols, slices) volume
+    Volume       // a given (rows, cols, slices) volume, on the host or on the device
   };
-  Kind       kind = Kind::DirectRecon;
-  float      constant = 0.0f;
-  ArrayView3 volume;
+  Kind                 kind = Kind::DirectRecon;
+  float                constant = 0.0f;
+  ArrayView3           volume;
+  const DeviceVolume * deviceVolume = nullptr;
 
   static InitialImage
   directRecon()
@@ -45,6 +47,20 @@ struct InitialImage
     init.volume = v;
     return init;
   }
+  static InitialImage
+  fromVolume(const DeviceVolume & v)
+  {
+    InitialImage init;
+    init.kind = Kind::Volume;
+    init.deviceVolume = &v;
+    return init;
+  }
+};
+
+// A reconstruction left on the device.
+struct DeviceReconResult : ReconReport
+{
+  DeviceVolume recon;
 };
 
 // MBIRJAX's defaults, with the geometry's own where it has them: translation relaxes less (1.3) and
@@ -80,6 +96,10 @@ public:
   recon(ArrayView3 sinogram, ArrayView3 weights = {}, InitialImage init = {}) const;
   ReconResult
   recon(const std::vector<float> & sinogram) const;
+  // The same on data already on this reconstructor's backend (uploaded once, reused); the result stays
+  // there. Device data were checked when uploaded; weights must be >= 0 there.
+  DeviceReconResult
+  recon(const DeviceSinogram & sinogram, const DeviceSinogram * weights = nullptr, InitialImage init = {}) const;
 
   // The proximal map of `proxInput` (rows, cols, slices): the prior is ||x - v||^2 / (2 sigmaProx^2).
   // sigmaProx > 0 overrides the automatic (or set) value for this call.
@@ -89,6 +109,12 @@ public:
           ArrayView3   weights = {},
           InitialImage init = {},
           float        sigmaProx = 0.0f) const;
+  DeviceReconResult
+  proxMap(const DeviceVolume &   proxInput,
+          const DeviceSinogram & sinogram,
+          const DeviceSinogram * weights = nullptr,
+          InitialImage           init = {},
+          float                  sigmaProx = 0.0f) const;
 
   // The regularisation a recon of this sinogram would use now.
   RegularizationParams
@@ -102,11 +128,28 @@ public:
   directRecon(const std::vector<float> & sinogram) const;
 
 private:
-  ReconResult
-  solve(ArrayView3 sinogram, ArrayView3 weights, InitialImage init, ArrayView3 proxInput, RegularizationParams reg)
-    const;
+  DeviceReconResult
+  solve(const DeviceSinogram & sinogram,
+        const DeviceSinogram * weights,
+        const InitialImage &   init,
+        const DeviceVolume *   proxInput,
+        RegularizationParams   reg) const;
+  // Host inputs: shapes, values and parameters; device inputs: where they live and their shapes.
   void
   checkInputs(ArrayView3 sinogram, ArrayView3 weights, const InitialImage & init, ArrayView3 proxInput) const;
+  void
+  checkInputs(const DeviceSinogram & sinogram,
+              const DeviceSinogram * weights,
+              const InitialImage &   init,
+              const DeviceVolume *   proxInput) const;
+  void
+  checkParams() const;
+  // Uploads the host arrays and runs the device path, then brings the volume back.
+  ReconResult
+  solveFromHost(ArrayView3 sinogram, ArrayView3 weights, InitialImage init, ArrayView3 proxInput, float sigmaProx)
+    const;
+  RegularizationParams
+  regularization(const DeviceSinogram & sinogram, const DeviceSinogram * weights) const;
 
   Projector   m_Projector;
   ReconParams m_Params;

@@ -71,28 +71,38 @@ private:
 DenoiseResult
 qggmrfDenoise(ArrayView3 image, const DenoiseParams & params, const std::shared_ptr<Backend> & backend)
 {
+  if (!backend)
+  {
+    throw std::invalid_argument("qggmrfDenoise: no backend given");
+  }
   if (image.empty() || image.size() == 0)
   {
     throw std::invalid_argument("qggmrfDenoise: no image given");
   }
-  for (std::size_t i = 0; i < image.size(); ++i)
+  DeviceDenoiseResult onDevice = qggmrfDenoise(DeviceVolume::upload(backend, image), params);
+  DenoiseResult       result;
+  static_cast<DenoiseReport &>(result) = std::move(onDevice);
+  result.image = onDevice.image.download();
+  return result;
+}
+
+DeviceDenoiseResult
+qggmrfDenoise(const DeviceVolume & input, const DenoiseParams & params)
+{
+  if (input.empty())
   {
-    if (!std::isfinite(image.data[i]))
-    {
-      throw std::invalid_argument("qggmrfDenoise: the image contains a non-finite value at entry " + std::to_string(i));
-    }
-  }
-  if (!backend)
-  {
-    throw std::invalid_argument("qggmrfDenoise: no backend given");
+    throw std::invalid_argument("qggmrfDenoise: no image given");
   }
   if (params.numSubsets < 1 || params.maxIterations < 0)
   {
     throw std::invalid_argument("qggmrfDenoise: numSubsets must be >= 1 and maxIterations >= 0");
   }
-  const ReconShape shape{ image.shape[0], image.shape[1], image.shape[2] };
-  DenoiseResult    result;
-  const auto       log = detail::makeLog(params.logSink, result.logText);
+  const std::shared_ptr<Backend> & backend = input.backendPointer();
+  const ReconShape                 shape = input.shape();
+  const std::vector<float>         host = input.download(); // the statistics below need host values
+  const ArrayView3                 image(host, shape);
+  DeviceDenoiseResult              result;
+  const auto                       log = detail::makeLog(params.logSink, result.logText);
 
   // Regularisation from image statistics on about 20 planes along the first axis.
   result.sigmaNoise =
@@ -119,7 +129,8 @@ qggmrfDenoise(ArrayView3 image, const DenoiseParams & params, const std::shared_
     log(head.str());
   }
 
-  DeviceArray<float> x = backend->upload(image.data, shape.size());
+  result.image = DeviceVolume(backend, shape);
+  backend->copy(input.data(), result.image.data(), shape.size());
   DeviceArray<float> error = backend->allocate<float>(shape.size()); // e = image - x = 0 at the start
 
   std::vector<int> pixels(shape.numPixels());
@@ -143,13 +154,12 @@ qggmrfDenoise(ArrayView3 image, const DenoiseParams & params, const std::shared_
   settings.shuffleSubsets = false;
   settings.verbose = params.verbose;
   settings.log = log;
+  settings.progress = params.progress;
 
   IdentityDataTerm       data(*backend, error.data(), shape.size(), largest * shape.slices);
   const std::vector<int> schedule(params.maxIterations, 0);
-  result.log = detail::runVcd(*backend, shape, x.data(), data, prior, partitions, schedule, settings, random).log;
-
-  result.image.resize(shape.size());
-  backend->copyToHost(x.data(), result.image.data(), result.image.size() * sizeof(float));
+  result.log =
+    detail::runVcd(*backend, shape, result.image.data(), data, prior, partitions, schedule, settings, random).log;
   return result;
 }
 

@@ -181,18 +181,20 @@ directReconOnDevice(const Projector & projector, const float * sinogram, float *
   std::visit([&](const auto & g) { direct(g, projector, sinogram, volume); }, projector.geometry());
 }
 
+DeviceVolume
+directRecon(const Projector & projector, const DeviceSinogram & sinogram)
+{
+  projector.checkOnDevice(sinogram, "the sinogram");
+  DeviceVolume volume(projector.backendPointer(), projector.reconShape());
+  directReconOnDevice(projector, sinogram.data(), volume.data());
+  return volume;
+}
+
 std::vector<float>
 directRecon(const Projector & projector, const std::vector<float> & sinogram)
 {
-  Backend &          backend = projector.backend();
-  const ArrayView3   checked(sinogram, projector.sinogramShape());
-  DeviceArray<float> deviceSino = backend.allocate<float>(projector.sinogramSize());
-  backend.uploadSinogram(checked.data, projector.sinogramShape(), deviceSino.data());
-  DeviceArray<float> volume = backend.allocate<float>(projector.reconShape().size());
-  directReconOnDevice(projector, deviceSino.data(), volume.data());
-  std::vector<float> result(projector.reconShape().size());
-  backend.copyToHost(volume.data(), result.data(), result.size() * sizeof(float));
-  return result;
+  const ArrayView3 checked(sinogram, projector.sinogramShape());
+  return directRecon(projector, DeviceSinogram::upload(projector.backendPointer(), checked)).download();
 }
 
 } // namespace mbir

@@ -96,30 +96,77 @@ Projector::sparseBackProject(const float * sinogram, const std::vector<int> & pi
   return result;
 }
 
+void
+Projector::checkOnDevice(const DeviceSinogram & sinogram, const char * what) const
+{
+  if (sinogram.empty() || &sinogram.backend() != m_Backend.get())
+  {
+    throw std::invalid_argument(
+      std::string(what) +
+      (sinogram.empty() ? " is empty" : " lives on another device (" + sinogram.backend().description() + ")") +
+      "; upload it to " + m_Backend->description() + " first");
+  }
+  if (!(sinogram.shape() == sinogramShape()))
+  {
+    throw std::invalid_argument(std::string(what) + " has shape " + sinogram.shape().str() +
+                                " but the geometry needs " + sinogramShape().str());
+  }
+}
+
+void
+Projector::checkOnDevice(const DeviceVolume & volume, const char * what) const
+{
+  if (volume.empty() || &volume.backend() != m_Backend.get())
+  {
+    throw std::invalid_argument(
+      std::string(what) +
+      (volume.empty() ? " is empty" : " lives on another device (" + volume.backend().description() + ")") +
+      "; upload it to " + m_Backend->description() + " first");
+  }
+  if (!(volume.shape() == reconShape()))
+  {
+    throw std::invalid_argument(std::string(what) + " has shape " + volume.shape().str() + " but the geometry needs " +
+                                reconShape().str());
+  }
+}
+
+DeviceSinogram
+Projector::forwardProject(const DeviceVolume & recon) const
+{
+  checkOnDevice(recon, "the volume");
+  const CylinderBatch ror = rorCylinders();
+  DeviceArray<float>  cylinders = m_Backend->allocate<float>(static_cast<std::size_t>(ror.numPixels) * ror.numSlices);
+  m_Backend->gatherCylinders(recon.data(), ror, cylinders.data());
+  DeviceSinogram sinogram(m_Backend, sinogramShape());
+  m_Backend->forwardProject(m_Model, ror, cylinders.data(), allViews(), sinogram.data());
+  return sinogram;
+}
+
+DeviceVolume
+Projector::backProject(const DeviceSinogram & sinogram) const
+{
+  checkOnDevice(sinogram, "the sinogram");
+  const CylinderBatch ror = rorCylinders();
+  DeviceArray<float>  values = m_Backend->allocate<float>(static_cast<std::size_t>(ror.numPixels) * ror.numSlices);
+  m_Backend->backProject(m_Model, ror, sinogram.data(), nullptr, allViews(), 1, values.data());
+  DeviceVolume volume(m_Backend, reconShape());
+  m_Backend->scatterAddCylinders(1.0f, values.data(), ror, volume.data());
+  return volume;
+}
+
 std::vector<float>
 Projector::forwardProject(const float * recon) const
 {
-  // Gather the ROR cylinders; the others do not contribute.
-  const int          slices = reconShape().slices;
-  std::vector<float> values(m_RorPixels.size() * slices);
-  for (std::size_t b = 0; b < m_RorPixels.size(); ++b)
-  {
-    std::copy_n(recon + static_cast<std::size_t>(m_RorPixels[b]) * slices, slices, values.begin() + b * slices);
-  }
-  return sparseForwardProject(values.data(), m_RorPixels);
+  const ReconShape & r = reconShape();
+  return forwardProject(DeviceVolume::upload(m_Backend, ArrayView3(recon, { r.rows, r.cols, r.slices }))).download();
 }
 
 std::vector<float>
 Projector::backProject(const float * sinogram) const
 {
-  const int                slices = reconShape().slices;
-  const std::vector<float> values = sparseBackProject(sinogram, m_RorPixels, 1);
-  std::vector<float>       recon(reconShape().size(), 0.0f);
-  for (std::size_t b = 0; b < m_RorPixels.size(); ++b)
-  {
-    std::copy_n(values.begin() + b * slices, slices, recon.begin() + static_cast<std::size_t>(m_RorPixels[b]) * slices);
-  }
-  return recon;
+  const SinogramShape & s = sinogramShape();
+  return backProject(DeviceSinogram::upload(m_Backend, ArrayView3(sinogram, { s.views, s.rows, s.channels })))
+    .download();
 }
 
 std::vector<float>

@@ -77,25 +77,6 @@ private:
   double             m_MeanWeight;
 };
 
-// Names the first non-finite entry of an array, or returns an empty string.
-std::string
-firstNonFinite(const ArrayView3 & a, const char * axes[3])
-{
-  for (std::size_t i = 0; i < a.size(); ++i)
-  {
-    if (!std::isfinite(a.data[i]))
-    {
-      const std::size_t c = i % a.shape[2], b = (i / a.shape[2]) % a.shape[1],
-                        v = i / (std::size_t(a.shape[1]) * a.shape[2]);
-      std::ostringstream where;
-      where << (std::isnan(a.data[i]) ? "NaN" : "Inf") << " at (" << axes[0] << " " << v << ", " << axes[1] << " " << b
-            << ", " << axes[2] << " " << c << ")";
-      return where.str();
-    }
-  }
-  return {};
-}
-
 void
 requireShape(const ArrayView3 & a, const std::array<int, 3> & expected, const std::string & what)
 {
@@ -105,6 +86,9 @@ requireShape(const ArrayView3 & a, const std::array<int, 3> & expected, const st
     throw std::invalid_argument(what + " has shape " + a.str() + " but the geometry needs " + e.str());
   }
 }
+
+const char * const kSinogramAxes[3] = { "view", "row", "channel" };
+const char * const kVolumeAxes[3] = { "row", "col", "slice" };
 
 } // namespace
 
@@ -131,70 +115,8 @@ Reconstructor::Reconstructor(Geometry geometry, std::shared_ptr<Backend> backend
 {}
 
 void
-Reconstructor::checkInputs(ArrayView3           sinogram,
-                           ArrayView3           weights,
-                           const InitialImage & init,
-                           ArrayView3           proxInput) const
+Reconstructor::checkParams() const
 {
-  static const char *   sinoAxes[3] = { "view", "row", "channel" };
-  static const char *   volumeAxes[3] = { "row", "col", "slice" };
-  const SinogramShape & s = m_Projector.sinogramShape();
-  const ReconShape &    r = m_Projector.reconShape();
-  if (sinogram.empty())
-  {
-    throw std::invalid_argument("no sinogram given");
-  }
-  requireShape(sinogram, { s.views, s.rows, s.channels }, "the sinogram");
-  if (const std::string bad = firstNonFinite(sinogram, sinoAxes); !bad.empty())
-  {
-    throw std::invalid_argument("the sinogram contains " + bad + "; replace or mask bad detector values");
-  }
-  if (!weights.empty())
-  {
-    requireShape(weights, { s.views, s.rows, s.channels }, "the weights");
-    if (const std::string bad = firstNonFinite(weights, sinoAxes); !bad.empty())
-    {
-      throw std::invalid_argument("the weights contain " + bad);
-    }
-    bool any = false;
-    for (std::size_t i = 0; i < weights.size(); ++i)
-    {
-      if (weights.data[i] < 0.0f)
-      {
-        throw std::invalid_argument("the weights contain a negative value (" + std::to_string(weights.data[i]) +
-                                    " at entry " + std::to_string(i) + "); weights must be >= 0");
-      }
-      any = any || weights.data[i] > 0.0f;
-    }
-    if (!any)
-    {
-      throw std::invalid_argument("the weights are all zero: no data would enter the reconstruction");
-    }
-  }
-  if (init.kind == InitialImage::Kind::Volume)
-  {
-    if (init.volume.empty())
-    {
-      throw std::invalid_argument("an initial volume was requested but none was given");
-    }
-    requireShape(init.volume, { r.rows, r.cols, r.slices }, "the initial volume");
-    if (const std::string bad = firstNonFinite(init.volume, volumeAxes); !bad.empty())
-    {
-      throw std::invalid_argument("the initial volume contains " + bad);
-    }
-  }
-  else if (init.kind == InitialImage::Kind::Constant && !std::isfinite(init.constant))
-  {
-    throw std::invalid_argument("the initial constant is not finite");
-  }
-  if (!proxInput.empty())
-  {
-    requireShape(proxInput, { r.rows, r.cols, r.slices }, "the proximal-map input");
-    if (const std::string bad = firstNonFinite(proxInput, volumeAxes); !bad.empty())
-    {
-      throw std::invalid_argument("the proximal-map input contains " + bad);
-    }
-  }
   if (m_Params.granularity.empty() || m_Params.partitionSequence.empty())
   {
     throw std::invalid_argument("granularity and partition_sequence must not be empty");
@@ -221,6 +143,106 @@ Reconstructor::checkInputs(ArrayView3           sinogram,
     throw std::invalid_argument("the qGGMRF p, q and T must be > 0");
 }
 
+void
+Reconstructor::checkInputs(ArrayView3           sinogram,
+                           ArrayView3           weights,
+                           const InitialImage & init,
+                           ArrayView3           proxInput) const
+{
+  const SinogramShape & s = m_Projector.sinogramShape();
+  const ReconShape &    r = m_Projector.reconShape();
+  if (sinogram.empty())
+  {
+    throw std::invalid_argument("no sinogram given");
+  }
+  requireShape(sinogram, { s.views, s.rows, s.channels }, "the sinogram");
+  if (const std::string bad = firstNonFinite(sinogram, kSinogramAxes); !bad.empty())
+  {
+    throw std::invalid_argument("the sinogram contains " + bad + "; replace or mask bad detector values");
+  }
+  if (!weights.empty())
+  {
+    requireShape(weights, { s.views, s.rows, s.channels }, "the weights");
+    if (const std::string bad = firstNonFinite(weights, kSinogramAxes); !bad.empty())
+    {
+      throw std::invalid_argument("the weights contain " + bad);
+    }
+    bool any = false;
+    for (std::size_t i = 0; i < weights.size(); ++i)
+    {
+      if (weights.data[i] < 0.0f)
+      {
+        throw std::invalid_argument("the weights contain a negative value (" + std::to_string(weights.data[i]) +
+                                    " at entry " + std::to_string(i) + "); weights must be >= 0");
+      }
+      any = any || weights.data[i] > 0.0f;
+    }
+    if (!any)
+    {
+      throw std::invalid_argument("the weights are all zero: no data would enter the reconstruction");
+    }
+  }
+  if (init.kind == InitialImage::Kind::Volume && !init.deviceVolume)
+  {
+    if (init.volume.empty())
+    {
+      throw std::invalid_argument("an initial volume was requested but none was given");
+    }
+    requireShape(init.volume, { r.rows, r.cols, r.slices }, "the initial volume");
+    if (const std::string bad = firstNonFinite(init.volume, kVolumeAxes); !bad.empty())
+    {
+      throw std::invalid_argument("the initial volume contains " + bad);
+    }
+  }
+  else if (init.kind == InitialImage::Kind::Constant && !std::isfinite(init.constant))
+  {
+    throw std::invalid_argument("the initial constant is not finite");
+  }
+  if (!proxInput.empty())
+  {
+    requireShape(proxInput, { r.rows, r.cols, r.slices }, "the proximal-map input");
+    if (const std::string bad = firstNonFinite(proxInput, kVolumeAxes); !bad.empty())
+    {
+      throw std::invalid_argument("the proximal-map input contains " + bad);
+    }
+  }
+  checkParams();
+}
+
+void
+Reconstructor::checkInputs(const DeviceSinogram & sinogram,
+                           const DeviceSinogram * weights,
+                           const InitialImage &   init,
+                           const DeviceVolume *   proxInput) const
+{
+  m_Projector.checkOnDevice(sinogram, "the sinogram");
+  if (weights)
+  {
+    m_Projector.checkOnDevice(*weights, "the weights");
+    if (weights->backend().sumAbs(weights->data(), weights->shape().size()) == 0.0)
+    {
+      throw std::invalid_argument("the weights are all zero: no data would enter the reconstruction");
+    }
+  }
+  if (init.kind == InitialImage::Kind::Volume)
+  {
+    if (!init.deviceVolume)
+    {
+      throw std::invalid_argument("a recon of device data takes its initial volume on the device too; upload it");
+    }
+    m_Projector.checkOnDevice(*init.deviceVolume, "the initial volume");
+  }
+  else if (init.kind == InitialImage::Kind::Constant && !std::isfinite(init.constant))
+  {
+    throw std::invalid_argument("the initial constant is not finite");
+  }
+  if (proxInput)
+  {
+    m_Projector.checkOnDevice(*proxInput, "the proximal-map input");
+  }
+  checkParams();
+}
+
 RegularizationParams
 Reconstructor::regularization(ArrayView3 sinogram, ArrayView3 weights) const
 {
@@ -228,32 +250,86 @@ Reconstructor::regularization(ArrayView3 sinogram, ArrayView3 weights) const
   {
     return RegularizationParams{ m_Params.sigmaY, m_Params.sigmaX, m_Params.sigmaProx };
   }
-  return std::visit(
-    [&](const auto & g) {
-      RegularizationInputs in;
-      in.sinogramShape = g.sinogramShape;
-      in.reconShape = g.reconShape;
-      in.deltaVoxel = g.deltaVoxel;
-      in.deltaDetChannel = g.deltaDetChannel;
-      in.magnification = g.magnification();
-      in.snrDb = m_Params.snrDb;
-      in.sharpness = m_Params.sharpness;
-      return autoRegularization(sinogram.data, weights.data, in);
-    },
-    m_Projector.geometry());
+  const DetectorAndGrid & g = detectorAndGridOf(m_Projector.geometry());
+  RegularizationInputs    in;
+  in.sinogramShape = g.sinogramShape;
+  in.reconShape = g.reconShape;
+  in.deltaVoxel = g.deltaVoxel;
+  in.deltaDetChannel = g.deltaDetChannel;
+  in.magnification = magnificationOf(m_Projector.geometry());
+  in.snrDb = m_Params.snrDb;
+  in.sharpness = m_Params.sharpness;
+  return autoRegularization(sinogram.data, weights.data, in);
+}
+
+// The statistics need host values: a device sinogram is read back for them (once per recon).
+RegularizationParams
+Reconstructor::regularization(const DeviceSinogram & sinogram, const DeviceSinogram * weights) const
+{
+  if (!m_Params.autoRegularize)
+  {
+    return regularization(ArrayView3(), ArrayView3());
+  }
+  const SinogramShape &    s = sinogram.shape();
+  const std::vector<float> y = sinogram.download();
+  const std::vector<float> w = weights ? weights->download() : std::vector<float>();
+  return regularization(ArrayView3(y, s), weights ? ArrayView3(w, s) : ArrayView3());
+}
+
+ReconResult
+Reconstructor::solveFromHost(ArrayView3   sinogram,
+                             ArrayView3   weights,
+                             InitialImage init,
+                             ArrayView3   proxInput,
+                             float        sigmaProx) const
+{
+  checkInputs(sinogram, weights, init, proxInput);
+  RegularizationParams reg = regularization(sinogram, weights);
+  if (sigmaProx > 0.0f)
+  {
+    reg.sigmaProx = sigmaProx;
+  }
+  const std::shared_ptr<Backend> & backend = m_Projector.backendPointer();
+  const DeviceSinogram             y = DeviceSinogram::upload(backend, sinogram);
+  DeviceSinogram                   w;
+  if (!weights.empty())
+  {
+    w = DeviceSinogram::upload(backend, weights);
+  }
+  DeviceVolume initVolume, prox;
+  if (init.kind == InitialImage::Kind::Volume && !init.deviceVolume)
+  {
+    initVolume = DeviceVolume::upload(backend, init.volume);
+    init.deviceVolume = &initVolume;
+  }
+  if (!proxInput.empty())
+  {
+    prox = DeviceVolume::upload(backend, proxInput);
+  }
+  DeviceReconResult onDevice = solve(y, w.empty() ? nullptr : &w, init, prox.empty() ? nullptr : &prox, reg);
+  ReconResult       result;
+  static_cast<ReconReport &>(result) = std::move(onDevice);
+  result.recon = onDevice.recon.download();
+  return result;
 }
 
 ReconResult
 Reconstructor::recon(ArrayView3 sinogram, ArrayView3 weights, InitialImage init) const
 {
-  checkInputs(sinogram, weights, init, {});
-  return solve(sinogram, weights, init, {}, regularization(sinogram, weights));
+  return solveFromHost(sinogram, weights, init, {}, 0.0f);
 }
 
 ReconResult
 Reconstructor::recon(const std::vector<float> & sinogram) const
 {
   return recon(ArrayView3(sinogram, m_Projector.sinogramShape()));
+}
+
+DeviceReconResult
+Reconstructor::recon(const DeviceSinogram & sinogram, const DeviceSinogram * weights, InitialImage init) const
+{
+  checkInputs(sinogram, weights, init, nullptr);
+  return solve(sinogram, weights, init, nullptr, regularization(sinogram, weights));
 }
 
 ReconResult
@@ -267,27 +343,38 @@ Reconstructor::proxMap(ArrayView3   proxInput,
   {
     throw std::invalid_argument("proxMap needs a proximal-map input volume");
   }
-  checkInputs(sinogram, weights, init, proxInput);
+  return solveFromHost(sinogram, weights, init, proxInput, sigmaProx);
+}
+
+DeviceReconResult
+Reconstructor::proxMap(const DeviceVolume &   proxInput,
+                       const DeviceSinogram & sinogram,
+                       const DeviceSinogram * weights,
+                       InitialImage           init,
+                       float                  sigmaProx) const
+{
+  checkInputs(sinogram, weights, init, &proxInput);
   RegularizationParams reg = regularization(sinogram, weights);
   if (sigmaProx > 0.0f)
   {
     reg.sigmaProx = sigmaProx;
   }
-  return solve(sinogram, weights, init, proxInput, reg);
+  return solve(sinogram, weights, init, &proxInput, reg);
 }
 
-ReconResult
-Reconstructor::solve(ArrayView3           sinogram,
-                     ArrayView3           weights,
-                     InitialImage         init,
-                     ArrayView3           proxInput,
-                     RegularizationParams reg) const
+DeviceReconResult
+Reconstructor::solve(const DeviceSinogram & sinogram,
+                     const DeviceSinogram * weights,
+                     const InitialImage &   init,
+                     const DeviceVolume *   proxInput,
+                     RegularizationParams   reg) const
 {
-  Backend &             backend = m_Projector.backend();
-  const SinogramShape & sinoShape = m_Projector.sinogramShape();
-  const ReconShape &    shape = m_Projector.reconShape();
-  const std::size_t     sinoSize = sinoShape.size();
-  ReconResult           result;
+  const std::shared_ptr<Backend> & backendPointer = m_Projector.backendPointer();
+  Backend &                        backend = *backendPointer;
+  const SinogramShape &            sinoShape = m_Projector.sinogramShape();
+  const ReconShape &               shape = m_Projector.reconShape();
+  const std::size_t                sinoSize = sinoShape.size();
+  DeviceReconResult                result;
   result.regularization = reg;
   const auto log = detail::makeLog(m_Params.logSink, result.logText);
   if (m_Params.verbose >= 1)
@@ -295,38 +382,26 @@ Reconstructor::solve(ArrayView3           sinogram,
     std::ostringstream head;
     head << "MBIR on " << backend.description() << ": sinogram " << sinoShape.str() << ", recon " << shape.str()
          << ", sigma_y " << reg.sigmaY << ", sigma_x " << reg.sigmaX;
-    if (!proxInput.empty())
+    if (proxInput)
       head << ", proximal prior sigma_prox " << reg.sigmaProx;
     log(head.str());
   }
-
-  // Data on the device.
-  DeviceArray<float> y = backend.allocate<float>(sinoSize);
-  backend.uploadSinogram(sinogram.data, sinoShape, y.data());
-  DeviceArray<float> w;
-  double             meanWeight = 1.0;
-  if (!weights.empty())
-  {
-    w = backend.allocate<float>(sinoSize);
-    backend.uploadSinogram(weights.data, sinoShape, w.data());
-    double sum = 0.0;
-    for (std::size_t i = 0; i < sinoSize; ++i)
-      sum += weights.data[i];
-    meanWeight = sum / double(sinoSize);
-  }
+  const float * y = sinogram.data();
+  const float * w = weights ? weights->data() : nullptr;
+  const double  meanWeight = weights ? backend.sumAbs(w, sinoSize) / double(sinoSize) : 1.0;
 
   // Hessian diagonal of the data term, diag(A^T W A), at every pixel.
   DeviceArray<float> hessian = backend.allocate<float>(shape.size());
   {
     DeviceArray<float> ones;
-    if (w.empty())
+    if (!w)
     {
       ones = backend.allocate<float>(sinoSize);
       backend.fill(1.0f, ones.data(), sinoSize);
     }
     backend.backProject(m_Projector.deviceModel(),
                         m_Projector.allCylinders(),
-                        w.empty() ? ones.data() : w.data(),
+                        w ? w : ones.data(),
                         nullptr,
                         m_Projector.allViews(),
                         2,
@@ -334,37 +409,37 @@ Reconstructor::solve(ArrayView3           sinogram,
   }
 
   // Initial image and error sinogram e = y - A x0.
-  DeviceArray<float> x = backend.allocate<float>(shape.size());
+  result.recon = DeviceVolume(backendPointer, shape);
+  float * x = result.recon.data();
   switch (init.kind)
   {
     case InitialImage::Kind::DirectRecon:
-      directReconOnDevice(m_Projector, y.data(), x.data());
+      directReconOnDevice(m_Projector, y, x);
       break;
     case InitialImage::Kind::Constant:
-      backend.fill(init.constant, x.data(), shape.size());
+      backend.fill(init.constant, x, shape.size());
       break;
     case InitialImage::Kind::Volume:
-      backend.copyToDevice(init.volume.data, x.data(), shape.size() * sizeof(float));
+      backend.copy(init.deviceVolume->data(), x, shape.size());
       break;
   }
   DeviceArray<float> error = backend.allocate<float>(sinoSize);
   {
     const CylinderBatch ror = m_Projector.rorCylinders();
     DeviceArray<float>  cylinders = backend.allocate<float>(static_cast<std::size_t>(ror.numPixels) * ror.numSlices);
-    backend.gatherCylinders(x.data(), ror, cylinders.data());
+    backend.gatherCylinders(x, ror, cylinders.data());
     backend.forwardProject(m_Projector.deviceModel(), ror, cylinders.data(), m_Projector.allViews(), error.data());
   }
   float scale = 1.0f;
   if (init.kind == InitialImage::Kind::DirectRecon)
   {
     // Least-squares intensity scale of the direct recon.
-    const Backend::WeightedProducts p = backend.weightedProducts(y.data(), error.data(), w.data(), sinoSize);
+    const Backend::WeightedProducts p = backend.weightedProducts(y, error.data(), w, sinoSize);
     if (p.bb > 0.0)
       scale = static_cast<float>(p.ab / p.bb);
-    backend.axpby(0.0f, x.data(), scale, x.data(), shape.size());
+    backend.axpby(0.0f, x, scale, x, shape.size());
   }
-  backend.axpby(1.0f, y.data(), -scale, error.data(), sinoSize);
-  y = DeviceArray<float>(); // e carries everything the iterations need
+  backend.axpby(1.0f, y, -scale, error.data(), sinoSize);
 
   // Partitions of the ROR pixels for the granularities the schedule uses.
   std::mt19937_64        random(m_Params.seed);
@@ -383,11 +458,9 @@ Reconstructor::solve(ArrayView3           sinogram,
   detail::PriorTerm prior;
   prior.qggmrf =
     detail::makeQGGMRFParams(reg.sigmaX, m_Params.p, m_Params.q, m_Params.T, m_Params.qggmrfNeighbourWeights);
-  DeviceArray<float> proxVolume;
-  if (!proxInput.empty())
+  if (proxInput)
   {
-    proxVolume = backend.upload(proxInput.data, shape.size());
-    prior.proxInput = proxVolume.data();
+    prior.proxInput = proxInput->data();
     prior.sigmaProx = reg.sigmaProx;
   }
 
@@ -398,15 +471,13 @@ Reconstructor::solve(ArrayView3           sinogram,
   settings.stopThresholdChangePct = m_Params.stopThresholdChangePct;
   settings.verbose = m_Params.verbose;
   settings.log = log;
+  settings.progress = m_Params.progress;
 
-  ProjectorDataTerm        data(m_Projector, error.data(), w.data(), hessian.data(), meanWeight);
+  ProjectorDataTerm        data(m_Projector, error.data(), w, hessian.data(), meanWeight);
   const detail::VcdOutcome outcome =
-    detail::runVcd(backend, shape, x.data(), data, prior, partitions, schedule, settings, random);
+    detail::runVcd(backend, shape, x, data, prior, partitions, schedule, settings, random);
   result.log = outcome.log;
   result.stoppedOnThreshold = outcome.stoppedOnThreshold;
-
-  result.recon.resize(shape.size());
-  backend.copyToHost(x.data(), result.recon.data(), result.recon.size() * sizeof(float));
   return result;
 }
 

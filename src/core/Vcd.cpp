@@ -76,6 +76,19 @@ runVcd(Backend &                                          backend,
   DeviceArray<float> current = backend.allocate<float>(settings.positivity ? scratch : 0);
   const float        proxScale = 1.0f / (prior.sigmaProx * prior.sigmaProx);
 
+  // Progress counts subsets over the whole schedule; an early stop jumps to 1.
+  std::size_t totalSubsets = 0, subsetsDone = 0;
+  for (const int p : schedule)
+  {
+    totalSubsets += partitions[p].size();
+  }
+  auto report = [&settings, &totalSubsets](double done) {
+    if (settings.progress && !settings.progress(totalSubsets ? std::min(1.0, done / totalSubsets) : 1.0))
+    {
+      throw Aborted();
+    }
+  };
+
   VcdOutcome outcome;
   for (std::size_t iteration = 0; iteration < schedule.size(); ++iteration)
   {
@@ -135,6 +148,7 @@ runVcd(Backend &                                          backend,
       changed += backend.scatterAddCylinders(static_cast<float>(alpha), delta.data(), subset, volume);
       data.update(subset, static_cast<float>(alpha));
       alphaSum += alpha;
+      report(double(++subsetsDone));
     }
 
     IterationLog entry;
@@ -171,6 +185,7 @@ runVcd(Backend &                                          backend,
     }
     if (entry.changePct < settings.stopThresholdChangePct)
     {
+      report(double(totalSubsets));
       outcome.stoppedOnThreshold = true;
       if (settings.verbose >= 1 && settings.log)
       {

@@ -63,6 +63,7 @@ struct VcdSettings
   bool                                     shuffleSubsets = true;
   int                                      verbose = 1;
   std::function<void(const std::string &)> log;
+  ProgressCallback                         progress; // after every subset; false throws mbir::Aborted
 };
 
 struct VcdOutcome
@@ -71,7 +72,8 @@ struct VcdOutcome
   bool                      stoppedOnThreshold = false;
 };
 
-// Runs the iterations on `volume` (all pixels x slices, on the device) in place. `partitions[i]` holds
+// Runs the iterations on `volume` (all pixels x slices, on the device) in place. When the progress
+// callback asks to stop, throws mbir::Aborted between two subsets. `partitions[i]` holds
 // the subsets of partition i as device pixel arrays; `schedule` names the partition of each iteration.
 VcdOutcome
 runVcd(Backend &                                          backend,

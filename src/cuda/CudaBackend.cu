@@ -706,13 +706,13 @@ public:
   }
 
   void
-  copyToDevice(const void * host, void * device, std::size_t bytes) override
+  writeDevice(const void * host, void * device, std::size_t bytes) override
   {
     select();
     check(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice), "copyToDevice");
   }
   void
-  copyToHost(const void * device, void * host, std::size_t bytes) override
+  readDevice(const void * device, void * host, std::size_t bytes) override
   {
     select();
     check(cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost), "copyToHost");
@@ -724,18 +724,20 @@ public:
     check(cudaMemset(device, 0, bytes), "fillZero");
   }
 
+  // Sinograms go through a staging buffer in the public layout, transposed on the device.
   void
-  uploadSinogram(const float * host, const SinogramShape & s, float * device) override
+  writeSinogram(const float * host, const SinogramShape & s, float * device) override
   {
-    DeviceArray<float> staging = upload(host, s.size());
+    DeviceArray<float> staging = allocate<float>(s.size());
+    writeDevice(host, staging.data(), s.size() * sizeof(float));
     transposeViews(staging.data(), s.rows, s.channels, s.views, device);
   }
   void
-  downloadSinogram(const float * device, const SinogramShape & s, float * host) override
+  readSinogram(const float * device, const SinogramShape & s, float * host) override
   {
     DeviceArray<float> staging = allocate<float>(s.size());
     transposeViews(device, s.channels, s.rows, s.views, staging.data());
-    copyToHost(staging.data(), host, s.size() * sizeof(float));
+    readDevice(staging.data(), host, s.size() * sizeof(float));
   }
 
   void
@@ -890,7 +892,7 @@ private:
       finish(what);
     }
     double host[2];
-    copyToHost(sums.data(), host, sizeof host);
+    readDevice(sums.data(), host, sizeof host); // a scalar the algorithm needs, not a data transfer
     return WeightedProducts{ host[0], host[1] };
   }
 

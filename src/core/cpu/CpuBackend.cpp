@@ -102,7 +102,7 @@ public:
   }
 
   void
-  copyToDevice(const void * host, void * device, std::size_t bytes) override
+  writeDevice(const void * host, void * device, std::size_t bytes) override
   {
     if (bytes)
     {
@@ -110,7 +110,7 @@ public:
     }
   }
   void
-  copyToHost(const void * device, void * host, std::size_t bytes) override
+  readDevice(const void * device, void * host, std::size_t bytes) override
   {
     if (bytes)
     {
@@ -127,12 +127,12 @@ public:
   }
 
   void
-  uploadSinogram(const float * host, const SinogramShape & s, float * device) override
+  writeSinogram(const float * host, const SinogramShape & s, float * device) override
   {
     transposeViews(host, s.rows, s.channels, s.views, device);
   }
   void
-  downloadSinogram(const float * device, const SinogramShape & s, float * host) override
+  readSinogram(const float * device, const SinogramShape & s, float * host) override
   {
     transposeViews(device, s.channels, s.rows, s.views, host);
   }

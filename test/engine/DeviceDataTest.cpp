@@ -1,0 +1,167 @@
+// Data kept on the device: the same results as the host path, uploaded once however often used, checked
+// when they arrive; progress reporting and stopping at the caller's request.
+
+#include "MBIRTestSupport.h"
+#include "mbir/Denoiser.h"
+#include "mbir/DirectRecon.h"
+#include "mbir/Phantom.h"
+#include "mbir/Reconstructor.h"
+#include "mbir/Weights.h"
+
+#include <gtest/gtest.h>
+
+using namespace mbir;
+using mbir::test::expectInvalid;
+
+namespace {
+
+ReconParams
+quickParams()
+{
+  ReconParams params;
+  params.verbose = 0;
+  params.maxIterations = 4;
+  params.seed = 3;
+  return params;
+}
+
+ConeBeamGeometry
+smallCone()
+{
+  return ConeBeamGeometry({ 24, 8, 32 }, test::evenAngles(24, 2 * M_PI), 128.0f, 64.0f);
+}
+
+} // namespace
+
+TEST(DeviceData, RoundTripsAndRejectsNonFiniteValues)
+{
+  const std::shared_ptr<Backend> backend = makeCpuBackend();
+  const SinogramShape            s{ 3, 4, 5 };
+  const std::vector<float>       values = test::uniformRandom(s.size(), 1);
+  EXPECT_EQ(DeviceSinogram::upload(backend, ArrayView3(values, s)).download(), values);
+  const ReconShape r{ 5, 4, 3 };
+  EXPECT_EQ(DeviceVolume::upload(backend, ArrayView3(values, r)).download(), values);
+
+  std::vector<float> bad = values;
+  bad[(1 * 4 + 2) * 5 + 3] = NAN;
+  expectInvalid([&] { DeviceSinogram::upload(backend, ArrayView3(bad, s)); }, "NaN at (view 1, row 2, channel 3)");
+  expectInvalid([&] { DeviceVolume::upload(backend, ArrayView3(bad, r)); }, "NaN at (row");
+}
+
+TEST(DeviceData, DevicePathEqualsHostPath)
+{
+  const Reconstructor      reconstructor(smallCone(), makeCpuBackend(), quickParams());
+  const Projector &        projector = reconstructor.projector();
+  const std::vector<float> phantom = sheppLoganLowDynamicRange(projector.reconShape());
+  const std::vector<float> sino = reconstructor.forwardProject(phantom);
+  const std::vector<float> weights = generateWeights(sino.data(), sino.size(), WeightType::Transmission);
+
+  const DeviceSinogram y =
+    DeviceSinogram::upload(projector.backendPointer(), ArrayView3(sino, projector.sinogramShape()));
+  const DeviceSinogram w =
+    DeviceSinogram::upload(projector.backendPointer(), ArrayView3(weights, projector.sinogramShape()));
+  const ReconResult host =
+    reconstructor.recon(ArrayView3(sino, projector.sinogramShape()), ArrayView3(weights, projector.sinogramShape()));
+  const DeviceReconResult device = reconstructor.recon(y, &w);
+  EXPECT_EQ(device.recon.download(), host.recon);
+  EXPECT_EQ(device.log.size(), host.log.size());
+
+  const DeviceVolume x = DeviceVolume::upload(projector.backendPointer(), ArrayView3(phantom, projector.reconShape()));
+  EXPECT_EQ(projector.forwardProject(x).download(), sino);
+  EXPECT_EQ(projector.backProject(y).download(), projector.backProject(sino.data()));
+  EXPECT_EQ(directRecon(projector, y).download(), reconstructor.directRecon(sino));
+
+  // The proximal map and the denoiser take device data too.
+  const ReconResult hostProx =
+    reconstructor.proxMap(ArrayView3(phantom, projector.reconShape()), ArrayView3(sino, projector.sinogramShape()));
+  EXPECT_EQ(reconstructor.proxMap(x, y).recon.download(), hostProx.recon);
+  DenoiseParams denoise;
+  denoise.verbose = 0;
+  denoise.maxIterations = 3;
+  EXPECT_EQ(qggmrfDenoise(x, denoise).image.download(),
+            qggmrfDenoise(ArrayView3(phantom, projector.reconShape()), denoise, projector.backendPointer()).image);
+}
+
+TEST(DeviceData, SinogramUploadedOnceServesManyRecons)
+{
+  const std::shared_ptr<Backend> backend = makeCpuBackend();
+  const Reconstructor            reconstructor(
+    ConeBeamGeometry({ 90, 16, 32 }, test::evenAngles(90, 2 * M_PI), 128.0f, 64.0f), backend, quickParams());
+  const std::vector<float> sino =
+    reconstructor.forwardProject(sheppLoganLowDynamicRange(reconstructor.projector().reconShape()));
+  const std::size_t    sinogramBytes = sino.size() * sizeof(float);
+  const auto           before = backend->transfers();
+  const DeviceSinogram y = DeviceSinogram::upload(backend, ArrayView3(sino, reconstructor.projector().sinogramShape()));
+  const auto           uploaded = backend->transfers();
+  EXPECT_EQ(uploaded.uploadedBytes - before.uploadedBytes, sinogramBytes);
+
+  const DeviceReconResult first = reconstructor.recon(y);
+  const DeviceReconResult second = reconstructor.recon(y);
+  const auto              after = backend->transfers();
+  // Only the pixel partitions go up during the recons: far less than another sinogram.
+  EXPECT_LT(after.uploadedBytes - uploaded.uploadedBytes, sinogramBytes / 4);
+  EXPECT_EQ(first.recon.download(), second.recon.download());
+  // The host path uploads the sinogram every time.
+  reconstructor.recon(sino);
+  EXPECT_GE(backend->transfers().uploadedBytes - after.uploadedBytes, sinogramBytes);
+}
+
+TEST(DeviceData, RejectsDataOfAnotherBackendOrShape)
+{
+  const Reconstructor      reconstructor(smallCone(), makeCpuBackend(), quickParams());
+  const SinogramShape &    s = reconstructor.projector().sinogramShape();
+  const std::vector<float> sino(s.size(), 1.0f);
+  const DeviceSinogram     elsewhere = DeviceSinogram::upload(makeCpuBackend(), ArrayView3(sino, s));
+  expectInvalid([&] { reconstructor.recon(elsewhere); }, "lives on another device");
+  const std::vector<float> small(s.size() / 2, 1.0f);
+  const DeviceSinogram     wrong = DeviceSinogram::upload(reconstructor.projector().backendPointer(),
+                                                      ArrayView3(small.data(), { s.views / 2, s.rows, s.channels }));
+  expectInvalid([&] { reconstructor.recon(wrong); }, "has shape (12, 8, 32) but the geometry needs (24, 8, 32)");
+  const DeviceSinogram zeros(reconstructor.projector().backendPointer(), s);
+  const DeviceSinogram ones = DeviceSinogram::upload(reconstructor.projector().backendPointer(), ArrayView3(sino, s));
+  expectInvalid([&] { reconstructor.recon(ones, &zeros); }, "weights are all zero");
+}
+
+TEST(Progress, ReportsEverySubsetAndReachesOne)
+{
+  ReconParams         params = quickParams();
+  std::vector<double> fractions;
+  params.progress = [&fractions](double f) {
+    fractions.push_back(f);
+    return true;
+  };
+  const Reconstructor      reconstructor(smallCone(), makeCpuBackend(), params);
+  const std::vector<float> sino =
+    reconstructor.forwardProject(sheppLoganLowDynamicRange(reconstructor.projector().reconShape()));
+  const ReconResult result = reconstructor.recon(sino);
+  // Partition sequence 0, 2, 4, 6: 1 + 4 + 16 + 64 subsets.
+  ASSERT_EQ(fractions.size(), 85u);
+  for (std::size_t i = 1; i < fractions.size(); ++i)
+  {
+    EXPECT_GT(fractions[i], fractions[i - 1]);
+  }
+  EXPECT_DOUBLE_EQ(fractions.back(), 1.0);
+  EXPECT_EQ(result.log.size(), 4u);
+}
+
+TEST(Progress, StopsWithinOneSubsetWhenAsked)
+{
+  for (const int stopAfter : { 1, 7 })
+  {
+    ReconParams params = quickParams();
+    int         calls = 0;
+    params.progress = [&calls, stopAfter](double) { return ++calls < stopAfter; };
+    const Reconstructor      reconstructor(smallCone(), makeCpuBackend(), params);
+    const std::vector<float> sino =
+      reconstructor.forwardProject(sheppLoganLowDynamicRange(reconstructor.projector().reconShape()));
+    EXPECT_THROW(reconstructor.recon(sino), Aborted);
+    EXPECT_EQ(calls, stopAfter); // no subset ran after the refusal
+  }
+  DenoiseParams denoise;
+  denoise.verbose = 0;
+  int calls = 0;
+  denoise.progress = [&calls](double) { return ++calls < 3; };
+  const std::vector<float> image = test::uniformRandom(8 * 9 * 10, 4);
+  EXPECT_THROW(qggmrfDenoise(ArrayView3(image.data(), { 8, 9, 10 }), denoise, makeCpuBackend()), Aborted);
+  EXPECT_EQ(calls, 3);
+}
