@@ -26,8 +26,9 @@ ParallelBeamGeometry::autoSetReconGeometry()
   const float width = static_cast<float>(sinogramShape.channels) * deltaDetChannel;
   reconShape.rows = static_cast<int>(std::ceil(width / deltaY()));
   reconShape.cols = static_cast<int>(std::ceil(width / deltaVoxel));
-  reconShape.slices =
-    static_cast<int>(std::nearbyint(static_cast<float>(sinogramShape.rows) * (deltaDetRow / deltaVoxel)));
+  // Slice k is detector row k whatever the row pitch (MBIRJAX's rint(R dr / dv) fails validation when
+  // dr != dc, spec §9.9).
+  reconShape.slices = sinogramShape.rows;
 }
 
 void

@@ -1,0 +1,336 @@
+/*=========================================================================
+ *
+ *  Copyright ITKMBIR contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
+#include "itkMBIRFilterSupport.h"
+
+#include "itkMBIRImageConversion.h"
+#include "mbir/Backend.h"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace itk {
+namespace {
+
+using ImageType = MBIRFilterSupport::ImageType;
+using DeviceImageType = MBIRFilterSupport::DeviceImageType;
+
+// The input as one of the two image kinds the engine takes, or an exception naming what it is.
+void
+Classify(const DataObject * input, const std::string & name, const ImageType *& image, const DeviceImageType *& device)
+{
+  image = dynamic_cast<const ImageType *>(input);
+  device = dynamic_cast<const DeviceImageType *>(input);
+  if (input == nullptr)
+  {
+    itkGenericExceptionMacro("the " << name << " input is not set");
+  }
+  if (image == nullptr && device == nullptr)
+  {
+    itkGenericExceptionMacro("the " << name << " input is a " << input->GetNameOfClass()
+                                    << "; MBIR filters take 3-D float images (itk::Image<float, 3> or "
+                                       "itk::MBIRDeviceImage<float, 3>): cast or convert it first");
+  }
+  if (image != nullptr && image->GetBufferedRegion() != image->GetLargestPossibleRegion())
+  {
+    itkGenericExceptionMacro("the " << name << " input holds part of its image only (buffered region "
+                                    << image->GetBufferedRegion() << "); MBIR filters need the whole image");
+  }
+}
+
+bool
+Close(double a, double b)
+{
+  return std::fabs(a - b) <= 1e-4 * std::max(std::fabs(a), std::fabs(b));
+}
+
+std::string
+SizeText(const ImageBase<3>::SizeType & size)
+{
+  std::ostringstream text;
+  text << "[" << size[0] << ", " << size[1] << ", " << size[2] << "]";
+  return text.str();
+}
+
+} // namespace
+
+std::shared_ptr<mbir::Backend>
+MBIRFilterSupport::BackendFor(const std::vector<const DataObject *> & inputs,
+                              const std::shared_ptr<mbir::Backend> &  fallback)
+{
+  for (const DataObject * input : inputs)
+  {
+    if (const auto * device = dynamic_cast<const DeviceImageType *>(input))
+    {
+      if (device->GetProjections())
+        return device->GetProjections()->backendPointer();
+      if (device->GetVolume())
+        return device->GetVolume()->backendPointer();
+    }
+  }
+  return fallback ? fallback : mbir::makeCpuBackend();
+}
+
+std::shared_ptr<const mbir::DeviceSinogram>
+MBIRFilterSupport::Projections(const DataObject *                     input,
+                               const MBIRGeometry &                   geometry,
+                               const std::shared_ptr<mbir::Backend> & backend,
+                               const std::string &                    name)
+{
+  const ImageType *       image;
+  const DeviceImageType * device;
+  Classify(input, name, image, device);
+  const ImageBase<3>::SizeType expected = {
+    { geometry.GetNumberOfChannels(), geometry.GetNumberOfRows(), geometry.GetNumberOfViews() }
+  };
+  const ImageBase<3> *         base = image ? static_cast<const ImageBase<3> *>(image) : device;
+  const ImageBase<3>::SizeType size = base->GetLargestPossibleRegion().GetSize();
+  if (size != expected)
+  {
+    itkGenericExceptionMacro("the " << name << " are " << SizeText(size)
+                                    << " [channels, rows, views] but the geometry has " << SizeText(expected)
+                                    << "; check the detector size and the number of views");
+  }
+  const MBIRGeometry::DetectorVectorType pitch = geometry.GetDetectorSpacing();
+  if (!Close(base->GetSpacing()[0], pitch[0]) || !Close(base->GetSpacing()[1], pitch[1]))
+  {
+    itkGenericExceptionMacro("the " << name << " have spacing [" << base->GetSpacing()[0] << ", "
+                                    << base->GetSpacing()[1] << "] mm but the geometry's detector pitch is ["
+                                    << pitch[0] << ", " << pitch[1]
+                                    << "] mm; set the image spacing or the geometry's detector spacing");
+  }
+  return Projections(input, backend, name);
+}
+
+std::shared_ptr<const mbir::DeviceSinogram>
+MBIRFilterSupport::Projections(const DataObject *                     input,
+                               const std::shared_ptr<mbir::Backend> & backend,
+                               const std::string &                    name)
+{
+  const ImageType *       image;
+  const DeviceImageType * device;
+  Classify(input, name, image, device);
+  if (device)
+  {
+    if (!device->GetProjections())
+    {
+      itkGenericExceptionMacro("the " << name << " input is an MBIRDeviceImage that holds "
+                                      << (device->GetVolume() ? "a volume" : "no data") << ", not projections");
+    }
+    return device->GetProjections();
+  }
+  const ImageBase<3>::SizeType size = image->GetLargestPossibleRegion().GetSize();
+  const mbir::SinogramShape    shape{ static_cast<int>(size[2]), static_cast<int>(size[1]), static_cast<int>(size[0]) };
+  try
+  {
+    return std::make_shared<const mbir::DeviceSinogram>(mbir::DeviceSinogram::upload(
+      backend, mbir::ArrayView3(image->GetBufferPointer(), { shape.views, shape.rows, shape.channels })));
+  }
+  catch (const std::invalid_argument & e)
+  {
+    itkGenericExceptionMacro("the " << name << ": " << e.what());
+  }
+}
+
+std::shared_ptr<const mbir::DeviceVolume>
+MBIRFilterSupport::Volume(const DataObject *                     input,
+                          const MBIRGeometry &                   geometry,
+                          const std::shared_ptr<mbir::Backend> & backend,
+                          const std::string &                    name)
+{
+  const ImageType *       image;
+  const DeviceImageType * device;
+  Classify(input, name, image, device);
+  const ImageBase<3> *                  base = image ? static_cast<const ImageBase<3> *>(image) : device;
+  const ImageBase<3>::SizeType          size = base->GetLargestPossibleRegion().GetSize();
+  const MBIRGeometry::VolumeSizeType    expected = geometry.GetVolumeSize();
+  const MBIRGeometry::VolumeSpacingType spacing = geometry.GetVolumeSpacing();
+  if (size != expected)
+  {
+    itkGenericExceptionMacro("the " << name << " is " << SizeText(size) << " [x, y, z] but the geometry's volume is "
+                                    << SizeText(expected) << "; set the geometry's volume size");
+  }
+  for (unsigned int d = 0; d < 3; ++d)
+  {
+    if (!Close(base->GetSpacing()[d], spacing[d]))
+    {
+      itkGenericExceptionMacro("the " << name << " has spacing " << base->GetSpacing()
+                                      << " mm but the geometry's voxel pitch is " << spacing
+                                      << " mm; set the image spacing or the geometry's volume spacing");
+    }
+  }
+  return Volume(input, backend, name);
+}
+
+std::shared_ptr<const mbir::DeviceVolume>
+MBIRFilterSupport::Volume(const DataObject *                     input,
+                          const std::shared_ptr<mbir::Backend> & backend,
+                          const std::string &                    name)
+{
+  const ImageType *       image;
+  const DeviceImageType * device;
+  Classify(input, name, image, device);
+  if (device)
+  {
+    if (!device->GetVolume())
+    {
+      itkGenericExceptionMacro("the " << name << " input is an MBIRDeviceImage that holds "
+                                      << (device->GetProjections() ? "projections" : "no data") << ", not a volume");
+    }
+    return device->GetVolume();
+  }
+  mbir::ReconShape         shape;
+  const std::vector<float> values = MBIRImageConversion::ImageToRecon(image, shape);
+  try
+  {
+    return std::make_shared<const mbir::DeviceVolume>(
+      mbir::DeviceVolume::upload(backend, mbir::ArrayView3(values, shape)));
+  }
+  catch (const std::invalid_argument & e)
+  {
+    itkGenericExceptionMacro("the " << name << ": " << e.what());
+  }
+}
+
+const MBIRGeometry &
+MBIRFilterSupport::RequireGeometry(const ProcessObject * filter, const MBIRGeometry * geometry)
+{
+  if (geometry == nullptr)
+  {
+    itkGenericExceptionMacro(<< filter->GetNameOfClass()
+                             << ": no Geometry input; set an MBIRGeometry with SetGeometry()");
+  }
+  return *geometry;
+}
+
+void
+MBIRFilterSupport::SetVolumeInformation(ImageBaseType * output, const MBIRGeometry & geometry)
+{
+  output->SetLargestPossibleRegion(ImageBaseType::RegionType(geometry.GetVolumeSize()));
+  ImageBaseType::SpacingType spacing;
+  for (unsigned int d = 0; d < 3; ++d)
+  {
+    spacing[d] = geometry.GetVolumeSpacing()[d];
+  }
+  output->SetSpacing(spacing);
+  output->SetOrigin(geometry.GetVolumeOrigin());
+  ImageBaseType::DirectionType direction;
+  direction.SetIdentity();
+  output->SetDirection(direction);
+}
+
+void
+MBIRFilterSupport::SetProjectionsInformation(ImageBaseType * output, const MBIRGeometry & geometry)
+{
+  const ImageBaseType::SizeType size = {
+    { geometry.GetNumberOfChannels(), geometry.GetNumberOfRows(), geometry.GetNumberOfViews() }
+  };
+  output->SetLargestPossibleRegion(ImageBaseType::RegionType(size));
+  ImageBaseType::SpacingType spacing;
+  spacing[0] = geometry.GetDetectorSpacing()[0];
+  spacing[1] = geometry.GetDetectorSpacing()[1];
+  spacing[2] = 1.0; // the view axis carries no physical meaning
+  output->SetSpacing(spacing);
+  ImageBaseType::PointType origin;
+  origin[0] = -0.5 * spacing[0] * (static_cast<double>(size[0]) - 1.0); // the detector centre at 0
+  origin[1] = -0.5 * spacing[1] * (static_cast<double>(size[1]) - 1.0);
+  origin[2] = 0.0;
+  output->SetOrigin(origin);
+  ImageBaseType::DirectionType direction;
+  direction.SetIdentity();
+  output->SetDirection(direction);
+}
+
+void
+MBIRFilterSupport::WriteVolume(ImageBaseType * output, std::shared_ptr<const mbir::DeviceVolume> volume)
+{
+  if (auto * device = dynamic_cast<DeviceImageType *>(output))
+  {
+    const ImageBaseType::RegionType region = device->GetLargestPossibleRegion();
+    device->SetVolume(std::move(volume));
+    device->SetRegions(region);
+    return;
+  }
+  auto * image = dynamic_cast<ImageType *>(output);
+  if (image == nullptr)
+  {
+    itkGenericExceptionMacro("MBIR filters write itk::Image<float, 3> or MBIRDeviceImage<float, 3>, not "
+                             << output->GetNameOfClass());
+  }
+  // Transposed once into a new buffer, which the output then owns.
+  const ImageType::Pointer values =
+    MBIRImageConversion::ReconToImage(volume->download(), volume->shape(), image->GetSpacing());
+  image->SetBufferedRegion(image->GetLargestPossibleRegion());
+  image->SetPixelContainer(values->GetPixelContainer());
+}
+
+void
+MBIRFilterSupport::WriteProjections(ImageBaseType * output, std::shared_ptr<const mbir::DeviceSinogram> projections)
+{
+  if (auto * device = dynamic_cast<DeviceImageType *>(output))
+  {
+    const ImageBaseType::RegionType region = device->GetLargestPossibleRegion();
+    device->SetProjections(std::move(projections));
+    device->SetRegions(region);
+    return;
+  }
+  auto * image = dynamic_cast<ImageType *>(output);
+  if (image == nullptr)
+  {
+    itkGenericExceptionMacro("MBIR filters write itk::Image<float, 3> or MBIRDeviceImage<float, 3>, not "
+                             << output->GetNameOfClass());
+  }
+  const std::vector<float> values = projections->download(); // (views, rows, channels) = the image's memory order
+  image->SetBufferedRegion(image->GetLargestPossibleRegion());
+  image->Allocate();
+  std::copy(values.begin(), values.end(), image->GetBufferPointer());
+}
+
+mbir::ProgressCallback
+MBIRFilterSupport::ProgressReporter(ProcessObject * filter)
+{
+  return [filter](double fraction) {
+    filter->UpdateProgress(static_cast<float>(fraction));
+    return !filter->GetAbortGenerateData();
+  };
+}
+
+void
+MBIRFilterSupport::RunEngine(const ProcessObject * filter, const std::function<void()> & work)
+{
+  try
+  {
+    work();
+  }
+  catch (const mbir::Aborted &)
+  {
+    ProcessAborted aborted(__FILE__, __LINE__);
+    aborted.SetDescription(std::string(filter->GetNameOfClass()) + ": stopped by AbortGenerateData");
+    throw aborted;
+  }
+  catch (const ExceptionObject &)
+  {
+    throw;
+  }
+  catch (const std::exception & e)
+  {
+    itkGenericExceptionMacro(<< filter->GetNameOfClass() << ": " << e.what());
+  }
+}
+
+} // end namespace itk
