@@ -2,16 +2,20 @@
 get_filename_component(MY_CURRENT_DIR "${CMAKE_CURRENT_LIST_FILE}" PATH)
 file(READ "${MY_CURRENT_DIR}/README.md" DOCUMENTATION)
 
+# DEPENDS: what the library and its public headers include (images, filters, DataObjects: all ITKCommon).
+# TEST_DEPENDS: the test kernel, GoogleTest, and the image IO the tests read and write (ImageFileReader and
+# ImageFileWriter on NRRD, MetaImage, TIFF and PNG files).
 itk_module(
   MBIR
   DEPENDS
   ITKCommon
-  ITKIOImageBase
   TEST_DEPENDS
   ITKTestKernel
   ITKGoogleTest
+  ITKIOImageBase
   ITKIONRRD
   ITKIOMeta
+  ITKIOTIFF
   ITKIOPNG
   DESCRIPTION
   "${DOCUMENTATION}"

@@ -10,7 +10,8 @@ find_package(
              ITKIOMeta
              ITKIOPNG
              ITKIOTIFF
-             ITKTestKernel)
+             ITKTestKernel
+             ITKGoogleTest)
 include(${ITK_USE_FILE}) # also registers the IO factories of the components above
 include(CTest)
 include(GenerateExportHeader)

@@ -81,6 +81,12 @@ public:
          const std::shared_ptr<mbir::Backend> & backend,
          const std::string &                    name);
 
+  /** Checks the kind of a named input before the pipeline runs, since ProcessObject::SetInput(name, ...)
+   * takes any DataObject and the typed getters do not check in release builds: "Geometry" must be an
+   * MBIRGeometry, every other input a 3-D float image (Image or MBIRDeviceImage). An unset input passes. */
+  static void
+  CheckInputKind(const ProcessObject * filter, const std::string & name, const DataObject * input);
+
   /** The geometry, or an ExceptionObject saying that the filter needs one. */
   static const MBIRGeometry &
   RequireGeometry(const ProcessObject * filter, const MBIRGeometry * geometry);

@@ -92,6 +92,18 @@ protected:
     output->SetRequestedRegionToLargestPossibleRegion();
   }
 
+  /** Required inputs set, and every input of a kind the engine takes (see MBIRFilterSupport::CheckInputKind),
+   * before anything reads them. */
+  void
+  VerifyPreconditions() ITKv5_CONST override
+  {
+    Superclass::VerifyPreconditions();
+    for (const auto & name : this->GetInputNames())
+    {
+      MBIRFilterSupport::CheckInputKind(this, name, this->ProcessObject::GetInput(name));
+    }
+  }
+
   /** Projections and volumes live in different spaces: nothing to compare. */
   void
   VerifyInputInformation() ITKv5_CONST override

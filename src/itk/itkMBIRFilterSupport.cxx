@@ -30,6 +30,42 @@ namespace {
 using ImageType = MBIRFilterSupport::ImageType;
 using DeviceImageType = MBIRFilterSupport::DeviceImageType;
 
+// The dimension of an image input (up to VDimension), or 0 for other data.
+template<unsigned int VDimension>
+unsigned int
+DimensionOf(const DataObject * input)
+{
+  if (dynamic_cast<const ImageBase<VDimension> *>(input) != nullptr)
+  {
+    return VDimension;
+  }
+  if constexpr (VDimension > 1)
+  {
+    return DimensionOf<VDimension - 1>(input);
+  }
+  return 0;
+}
+
+// What an input the engine cannot take is, e.g. "a 2-D Image" or "a 3-D Image whose pixels are not float".
+std::string
+KindOf(const DataObject * input)
+{
+  const unsigned int dimension = DimensionOf<6>(input);
+  std::ostringstream text;
+  text << "a ";
+  if (dimension != 0)
+  {
+    text << dimension << "-D ";
+  }
+  text << input->GetNameOfClass();
+  if (dimension == 3 && dynamic_cast<const ImageType *>(input) == nullptr &&
+      dynamic_cast<const DeviceImageType *>(input) == nullptr)
+  {
+    text << " whose pixels are not float";
+  }
+  return text.str();
+}
+
 // The input as one of the two image kinds the engine takes, or an exception naming what it is.
 void
 Classify(const DataObject * input, const std::string & name, const ImageType *& image, const DeviceImageType *& device)
@@ -42,7 +78,7 @@ Classify(const DataObject * input, const std::string & name, const ImageType *& 
   }
   if (image == nullptr && device == nullptr)
   {
-    itkGenericExceptionMacro("the " << name << " input is a " << input->GetNameOfClass()
+    itkGenericExceptionMacro("the " << name << " input is " << KindOf(input)
                                     << "; MBIR filters take 3-D float images (itk::Image<float, 3> or "
                                        "itk::MBIRDeviceImage<float, 3>): cast or convert it first");
   }
@@ -204,6 +240,30 @@ MBIRFilterSupport::Volume(const DataObject *                     input,
   catch (const std::invalid_argument & e)
   {
     itkGenericExceptionMacro("the " << name << ": " << e.what());
+  }
+}
+
+void
+MBIRFilterSupport::CheckInputKind(const ProcessObject * filter, const std::string & name, const DataObject * input)
+{
+  if (input == nullptr)
+  {
+    return;
+  }
+  if (name == "Geometry")
+  {
+    if (dynamic_cast<const MBIRGeometry *>(input) == nullptr)
+    {
+      itkGenericExceptionMacro(<< filter->GetNameOfClass() << ": the Geometry input is " << KindOf(input)
+                               << ", not an MBIRGeometry; set one with SetGeometry()");
+    }
+    return;
+  }
+  if (dynamic_cast<const ImageType *>(input) == nullptr && dynamic_cast<const DeviceImageType *>(input) == nullptr)
+  {
+    itkGenericExceptionMacro(<< filter->GetNameOfClass() << ": the " << name << " input is " << KindOf(input)
+                             << "; MBIR filters take 3-D float images (itk::Image<float, 3> or "
+                                "itk::MBIRDeviceImage<float, 3>): cast or convert it first");
   }
 }
 

@@ -1,4 +1,4 @@
-"""Reconstructs the sinogram written by mbir-demo with MBIRJAX (same geometry, default parameters) and
+"""Reconstructs the sinogram written by scripts/demo.sh with MBIRJAX (same geometry, default parameters) and
 compares time and NRMSE with our run. Usage: compare_mbirjax.py SINOGRAM.nrrd OURS.log"""
 import re
 import sys

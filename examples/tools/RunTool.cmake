@@ -1,0 +1,48 @@
+# Runs one command-line tool for ctest and checks what it did:
+#   cmake -DEXPECT=success|failure [-DMATCH=REGEX] [-DMENTIONS="WORD ..."] [-DMAX_NRMSE=X] -P RunTool.cmake -- TOOL ARG...
+# success: exit status 0; failure: a clean exit with status 1 or 2 (not a crash). The output (standard output
+# and error together) must match MATCH, contain every word of MENTIONS, and, with MAX_NRMSE, print
+# "NRMSE <value>" with a value below it.
+set(command)
+set(collect FALSE)
+math(EXPR last "${CMAKE_ARGC} - 1")
+foreach(i RANGE ${last})
+  if(collect)
+    list(APPEND command "${CMAKE_ARGV${i}}")
+  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
+    set(collect TRUE)
+  endif()
+endforeach()
+if(NOT command)
+  message(FATAL_ERROR "RunTool.cmake: no command after --")
+endif()
+
+execute_process(COMMAND ${command} RESULT_VARIABLE status OUTPUT_VARIABLE output ERROR_VARIABLE output)
+message("${output}")
+
+if(EXPECT STREQUAL "success" AND NOT status EQUAL 0)
+  message(FATAL_ERROR "expected success, got exit status '${status}'")
+elseif(EXPECT STREQUAL "failure" AND NOT status MATCHES "^[12]$")
+  message(FATAL_ERROR "expected a clean failure (exit status 1 or 2), got '${status}'")
+endif()
+if(MATCH AND NOT output MATCHES "${MATCH}")
+  message(FATAL_ERROR "the output does not match '${MATCH}'")
+endif()
+if(MENTIONS)
+  separate_arguments(words UNIX_COMMAND "${MENTIONS}")
+  foreach(word ${words})
+    # The whole word: --raster must not count as mentioned because --raster-step is.
+    if(NOT output MATCHES "(^|[^-a-z])${word}([^-a-z]|$)")
+      message(FATAL_ERROR "the output does not mention '${word}'")
+    endif()
+  endforeach()
+endif()
+if(MAX_NRMSE)
+  if(NOT output MATCHES "NRMSE ([0-9.eE+-]+)")
+    message(FATAL_ERROR "the output prints no NRMSE")
+  endif()
+  if(NOT CMAKE_MATCH_1 LESS MAX_NRMSE)
+    message(FATAL_ERROR "NRMSE ${CMAKE_MATCH_1} is not below ${MAX_NRMSE}")
+  endif()
+  message("NRMSE ${CMAKE_MATCH_1} < ${MAX_NRMSE}")
+endif()

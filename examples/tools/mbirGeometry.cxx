@@ -1,0 +1,473 @@
+// mbir-geometry: writes a geometry JSON file from a few options, so that nobody writes one by hand.
+
+#include "itkMBIRConeBeamGeometry.h"
+#include "itkMBIRMultiAxisParallelGeometry.h"
+#include "itkMBIRParallelBeamGeometry.h"
+#include "itkMBIRTranslationGeometry.h"
+#include "mbirToolSupport.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <numeric>
+
+namespace {
+
+using mbirtool::UsageError;
+
+struct Options
+{
+  std::string         output;
+  std::string         type = "parallel";
+  int                 views = 128, rows = 64, channels = 128;
+  double              pitch = 1.0, channelPitch = 0.0, rowPitch = 0.0;
+  double              channelOffset = 0.0, rowOffset = 0.0;
+  double              angleStart = 0.0, angleRange = 0.0; // 0: a half turn, a full turn for cone beam
+  std::vector<double> angles;
+  double              sourceIso = 0.0, sourceDetector = 0.0; // 0: the defaults, which depend on the detector
+  bool                curved = false;
+  double              helicalPitch = 0.0;
+  std::vector<double> helicalShifts;
+  double              elevation = 0.0;
+  std::vector<double> elevations;
+  std::vector<double> raster{ 8, 8 }, rasterStep;
+  std::vector<double> volumeSize, volumeSpacing;
+  double              sliceOffset = 0.0;
+  bool                sliceOffsetGiven = false;
+  std::string         ror;
+};
+
+// A comma-separated list of `count` numbers (or 1 when `one` is allowed) for a vector option.
+std::function<void(const std::string &)>
+listOf(const std::string & option, std::vector<double> & target, std::size_t count, bool one = false)
+{
+  return [&target, option, count, one](const std::string & value) {
+    target = mbirtool::parseList(option, value);
+    if (target.size() != count && !(one && target.size() == 1))
+    {
+      throw UsageError(option + " needs " + (one ? "1 or " : "") + std::to_string(count) +
+                       " comma-separated numbers, got '" + value + "'");
+    }
+  };
+}
+
+Options
+parse(mbirtool::CommandLine & cl, int argc, char ** argv)
+{
+  Options o;
+  cl.required("--output", "FILE", "the geometry JSON file to write", o.output);
+  cl.custom("--type",
+            "TYPE",
+            "parallel, cone (point source, flat or curved detector, circular or helical), translation (fixed source, "
+            "the object moves on a raster) or multi-axis (parallel rays with an elevation, e.g. laminography)",
+            o.type,
+            [&o](const std::string & v) {
+              if (v != "parallel" && v != "cone" && v != "translation" && v != "multi-axis")
+              {
+                throw UsageError("--type must be parallel, cone, translation or multi-axis, got '" + v + "'");
+              }
+              o.type = v;
+            });
+  cl.integer("--views", "N", "number of views, evenly spaced over the angular range", o.views, 1, 1 << 20);
+  cl.integer("--rows", "N", "detector rows", o.rows, 1, 1 << 20);
+  cl.integer("--channels", "N", "detector channels per row", o.channels, 1, 1 << 20);
+  cl.number("--pitch", "MM", "detector pitch, channels and rows", o.pitch, 1e-9, 1e9);
+  cl.custom("--channel-pitch", "MM", "channel pitch (an arc length on a curved detector)", "--pitch", [&o](auto & v) {
+    o.channelPitch = mbirtool::parseNumber("--channel-pitch", v, 1e-9, 1e9);
+  });
+  cl.custom("--row-pitch", "MM", "row pitch", "--pitch", [&o](auto & v) {
+    o.rowPitch = mbirtool::parseNumber("--row-pitch", v, 1e-9, 1e9);
+  });
+  cl.number("--channel-offset",
+            "MM",
+            "the central ray hits channel (C-1)/2 + offset / channel pitch",
+            o.channelOffset,
+            -1e9,
+            1e9);
+  cl.number("--row-offset",
+            "MM",
+            "the central ray hits row (R-1)/2 + offset / row pitch (not for parallel beam)",
+            o.rowOffset,
+            -1e9,
+            1e9);
+  cl.custom("--angle-start",
+            "RAD",
+            "first view angle (azimuth for multi-axis); also 'pi', '-pi/2', '2pi'",
+            "0",
+            [&o](auto & v) { o.angleStart = mbirtool::parseAngle("--angle-start", v); });
+  cl.custom("--angle-range",
+            "RAD",
+            "angles start + range * v / views, v = 0 .. views-1 (the end is excluded)",
+            "pi, 2pi for cone",
+            [&o](auto & v) {
+              o.angleRange = mbirtool::parseAngle("--angle-range", v);
+              if (o.angleRange == 0.0)
+              {
+                throw UsageError("--angle-range must not be 0");
+              }
+            });
+  cl.custom("--angles",
+            "LIST",
+            "the view angles themselves (radians): comma-separated, or @FILE with one or more per line; sets the "
+            "number of views",
+            "",
+            [&o](auto & v) { o.angles = mbirtool::parseList("--angles", v); });
+  cl.custom("--source-iso",
+            "MM",
+            "cone, translation: source to rotation axis (translation: to the volume centre)",
+            "2 x detector width",
+            [&o](auto & v) { o.sourceIso = mbirtool::parseNumber("--source-iso", v, 1e-9, 1e12); });
+  cl.custom("--source-detector",
+            "MM",
+            "cone, translation: source to detector; 'inf' gives parallel rays (cone only)",
+            "2 x source-iso",
+            [&o](const std::string & v) {
+              o.sourceDetector = v == "inf" || v == "infinity"
+                                   ? std::numeric_limits<double>::infinity()
+                                   : mbirtool::parseNumber("--source-detector", v, 1e-9, 1e12);
+            });
+  cl.flag("--curved", "cone: a cylindrical detector centred on the source instead of a flat one", o.curved);
+  cl.number("--helical-pitch",
+            "P",
+            "cone: helical scan whose scanner rises P x the detector height at iso per turn (2 pi of angle), centred "
+            "on z = 0; 0 is a circular scan",
+            o.helicalPitch,
+            -100,
+            100);
+  cl.custom("--helical-shifts", "LIST", "cone: the scanner height (MM, +z) per view, as --angles", "", [&o](auto & v) {
+    o.helicalShifts = mbirtool::parseList("--helical-shifts", v);
+  });
+  cl.custom("--elevation", "RAD", "multi-axis: the elevation of every view, |elevation| < pi/2", "0", [&o](auto & v) {
+    o.elevation = mbirtool::parseAngle("--elevation", v);
+  });
+  cl.custom("--elevations", "LIST", "multi-axis: the elevation per view, as --angles", "", [&o](auto & v) {
+    o.elevations = mbirtool::parseList("--elevations", v);
+  });
+  cl.custom("--raster",
+            "NX,NZ",
+            "translation: NX x NZ views on a raster in x and z centred on 0, z in the outer loop",
+            "8,8",
+            listOf("--raster", o.raster, 2));
+  cl.custom("--raster-step",
+            "DX,DZ",
+            "translation: the raster's steps (MM) in x and z",
+            "the detector size at the volume centre / (NX, NZ)",
+            listOf("--raster-step", o.rasterStep, 2));
+  cl.custom("--volume-size",
+            "X,Y,Z",
+            "volume size in voxels [x = column, y = row, z = slice] (parallel beam: z = rows)",
+            "covers the detector",
+            listOf("--volume-size", o.volumeSize, 3));
+  cl.custom("--volume-spacing",
+            "X[,Y,Z]",
+            "voxel pitch (MM) in x, y, z, or one number for all three (parallel beam: z is the row pitch); without "
+            "--volume-size the default field of view is kept",
+            "detector pitch / magnification",
+            listOf("--volume-spacing", o.volumeSpacing, 3, true));
+  cl.number("--slice-offset", "MM", "cone, multi-axis: z of the centre of the slice range", o.sliceOffset, -1e12, 1e12);
+  cl.custom("--ror",
+            "REGION",
+            "region of reconstruction: ellipse (inscribed in the x-y grid) or all (every pixel)",
+            "ellipse, all for translation",
+            [&o](const std::string & v) {
+              if (v != "ellipse" && v != "all")
+              {
+                throw UsageError("--ror must be ellipse or all, got '" + v + "'");
+              }
+              o.ror = v;
+            });
+  cl.parse(argc, argv);
+
+  // Options of one geometry type only are refused for the others rather than ignored.
+  const std::map<std::string, std::vector<std::string>> onlyFor = {
+    { "--views", { "parallel", "cone", "multi-axis" } },
+    { "--angle-start", { "parallel", "cone", "multi-axis" } },
+    { "--angle-range", { "parallel", "cone", "multi-axis" } },
+    { "--angles", { "parallel", "cone", "multi-axis" } },
+    { "--row-offset", { "cone", "translation", "multi-axis" } },
+    { "--source-iso", { "cone", "translation" } },
+    { "--source-detector", { "cone", "translation" } },
+    { "--curved", { "cone" } },
+    { "--helical-pitch", { "cone" } },
+    { "--helical-shifts", { "cone" } },
+    { "--elevation", { "multi-axis" } },
+    { "--elevations", { "multi-axis" } },
+    { "--raster", { "translation" } },
+    { "--raster-step", { "translation" } },
+    { "--slice-offset", { "cone", "multi-axis" } },
+  };
+  for (const auto & [option, types] : onlyFor)
+  {
+    if (cl.given(option) && std::find(types.begin(), types.end(), o.type) == types.end())
+    {
+      throw UsageError(option + " does not apply to --type " + o.type);
+    }
+  }
+  const std::pair<const char *, const char *> exclusive[] = { { "--angles", "--views" },
+                                                              { "--angles", "--angle-start" },
+                                                              { "--angles", "--angle-range" },
+                                                              { "--helical-pitch", "--helical-shifts" },
+                                                              { "--elevation", "--elevations" } };
+  for (const auto & [a, b] : exclusive)
+  {
+    if (cl.given(a) && cl.given(b))
+    {
+      throw UsageError(std::string(a) + " and " + b + " exclude each other");
+    }
+  }
+  if (o.type == "translation" && (o.raster[0] < 1 || o.raster[1] < 1 || o.raster[0] != std::floor(o.raster[0]) ||
+                                  o.raster[1] != std::floor(o.raster[1])))
+  {
+    throw UsageError("--raster needs two whole numbers >= 1");
+  }
+  if (std::isinf(o.sourceDetector) && o.type == "translation")
+  {
+    throw UsageError("--source-detector must be finite for a translation geometry");
+  }
+  o.sliceOffsetGiven = cl.given("--slice-offset");
+  o.channelPitch = o.channelPitch > 0 ? o.channelPitch : o.pitch;
+  o.rowPitch = o.rowPitch > 0 ? o.rowPitch : o.pitch;
+  if (!o.angles.empty())
+  {
+    o.views = static_cast<int>(o.angles.size());
+  }
+  if (o.angleRange == 0.0)
+  {
+    o.angleRange = o.type == "cone" ? 2 * M_PI : M_PI;
+  }
+  // Magnification 2 with the source two detector widths from the axis: the demo's cone beam.
+  o.sourceIso = o.sourceIso > 0 ? o.sourceIso : 2.0 * o.channels * o.channelPitch;
+  o.sourceDetector = o.sourceDetector > 0 ? o.sourceDetector : 2.0 * o.sourceIso;
+  return o;
+}
+
+std::vector<double>
+viewAngles(const Options & o)
+{
+  if (!o.angles.empty())
+  {
+    return o.angles;
+  }
+  std::vector<double> angles(o.views);
+  for (int v = 0; v < o.views; ++v)
+  {
+    angles[v] = o.angleStart + o.angleRange * v / o.views;
+  }
+  return angles;
+}
+
+// A per-view list must have one entry per view.
+std::vector<double>
+perView(const std::string & option, const std::vector<double> & values, std::size_t views)
+{
+  if (values.size() != views)
+  {
+    throw UsageError(option + " has " + std::to_string(values.size()) + " values for " + std::to_string(views) +
+                     " views");
+  }
+  return values;
+}
+
+// Runs `set`, naming `option` in the error of a value that the geometry refuses.
+template<typename TSet>
+void
+namingOption(const std::string & option, TSet set)
+{
+  try
+  {
+    set();
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    throw UsageError(option + ": " + mbirtool::description(e));
+  }
+}
+
+itk::MBIRGeometry::Pointer
+makeGeometry(const Options & o)
+{
+  itk::MBIRGeometry::Pointer            geometry;
+  itk::MBIRGeometry::DetectorVectorType pitch, offset;
+  pitch[0] = o.channelPitch;
+  pitch[1] = o.rowPitch;
+  offset[0] = o.channelOffset;
+  offset[1] = o.rowOffset;
+  const std::vector<double> angles = viewAngles(o);
+  if (o.type == "parallel")
+  {
+    auto parallel = itk::MBIRParallelBeamGeometry::New();
+    parallel->SetAngles(angles);
+    geometry = parallel.GetPointer();
+  }
+  else if (o.type == "cone")
+  {
+    auto cone = itk::MBIRConeBeamGeometry::New();
+    cone->SetAngles(angles);
+    cone->SetSourceToIsocenterDistance(o.sourceIso);
+    cone->SetSourceToDetectorDistance(o.sourceDetector);
+    cone->SetCurvedDetector(o.curved);
+    if (!o.helicalShifts.empty())
+    {
+      cone->SetHelicalShifts(perView("--helical-shifts", o.helicalShifts, angles.size()));
+    }
+    else if (o.helicalPitch != 0.0)
+    {
+      const double magnification = std::isinf(o.sourceDetector) ? 1.0 : o.sourceDetector / o.sourceIso;
+      const double risePerRadian = o.helicalPitch * o.rows * o.rowPitch / magnification / (2 * M_PI);
+      const double mean = std::accumulate(angles.begin(), angles.end(), 0.0) / static_cast<double>(angles.size());
+      std::vector<double> shifts(angles.size());
+      for (std::size_t v = 0; v < angles.size(); ++v)
+      {
+        shifts[v] = risePerRadian * (angles[v] - mean);
+      }
+      cone->SetHelicalShifts(shifts);
+    }
+    geometry = cone.GetPointer();
+  }
+  else if (o.type == "translation")
+  {
+    const int nx = static_cast<int>(o.raster[0]), nz = static_cast<int>(o.raster[1]);
+    // By default the raster's travel about equals the detector's field of view at the volume centre.
+    const double magnification = o.sourceDetector / o.sourceIso;
+    const double dx = o.rasterStep.empty() ? o.channels * o.channelPitch / magnification / nx : o.rasterStep[0];
+    const double dz = o.rasterStep.empty() ? o.rows * o.rowPitch / magnification / nz : o.rasterStep[1];
+    itk::MBIRTranslationGeometry::TranslationsType translations;
+    for (int k = 0; k < nz; ++k)
+    {
+      for (int i = 0; i < nx; ++i)
+      {
+        itk::MBIRTranslationGeometry::TranslationType t;
+        t[0] = (i - 0.5 * (nx - 1)) * dx;
+        t[1] = 0.0;
+        t[2] = (k - 0.5 * (nz - 1)) * dz;
+        translations.push_back(t);
+      }
+    }
+    auto translation = itk::MBIRTranslationGeometry::New();
+    translation->SetTranslations(translations);
+    translation->SetSourceToIsocenterDistance(o.sourceIso);
+    translation->SetSourceToDetectorDistance(o.sourceDetector);
+    geometry = translation.GetPointer();
+  }
+  else
+  {
+    auto multiAxis = itk::MBIRMultiAxisParallelGeometry::New();
+    multiAxis->SetAngles(angles);
+    multiAxis->SetElevations(o.elevations.empty() ? std::vector<double>(angles.size(), o.elevation)
+                                                  : perView("--elevations", o.elevations, angles.size()));
+    geometry = multiAxis.GetPointer();
+  }
+  geometry->SetDetectorSize(o.channels, o.rows);
+  geometry->SetDetectorSpacing(pitch);
+  geometry->SetDetectorOffset(offset);
+  geometry->AutoSetVolumeGeometry();
+
+  if (!o.volumeSpacing.empty())
+  {
+    const itk::MBIRGeometry::VolumeSpacingType autoSpacing = geometry->GetVolumeSpacing();
+    itk::MBIRGeometry::VolumeSpacingType       spacing;
+    for (unsigned int d = 0; d < 3; ++d)
+    {
+      spacing[d] = o.volumeSpacing[o.volumeSpacing.size() == 1 ? 0 : d];
+    }
+    if (o.type == "parallel" && o.volumeSpacing.size() == 1)
+    {
+      spacing[2] = autoSpacing[2]; // slice k is detector row k
+    }
+    itk::MBIRGeometry::VolumeSizeType size = geometry->GetVolumeSize();
+    for (unsigned int d = 0; d < 3; ++d)
+    {
+      // Keep the default field of view: the number of voxels follows the pitch.
+      size[d] =
+        std::max<itk::SizeValueType>(1, std::lround(static_cast<double>(size[d]) * autoSpacing[d] / spacing[d]));
+    }
+    namingOption("--volume-spacing", [&] { geometry->SetVolumeSpacing(spacing); });
+    geometry->SetVolumeSize(size);
+  }
+  if (!o.volumeSize.empty())
+  {
+    itk::MBIRGeometry::VolumeSizeType size;
+    for (unsigned int d = 0; d < 3; ++d)
+    {
+      if (!(o.volumeSize[d] >= 1 && o.volumeSize[d] == std::floor(o.volumeSize[d])))
+      {
+        throw UsageError("--volume-size needs three whole numbers >= 1");
+      }
+      size[d] = static_cast<itk::SizeValueType>(o.volumeSize[d]);
+    }
+    geometry->SetVolumeSize(size);
+  }
+  if (!o.ror.empty())
+  {
+    geometry->SetRegionOfReconstruction(o.ror == "all" ? itk::MBIRGeometry::RegionOfReconstructionEnum::All
+                                                       : itk::MBIRGeometry::RegionOfReconstructionEnum::Ellipse);
+  }
+  if (auto * cone = dynamic_cast<itk::MBIRConeBeamGeometry *>(geometry.GetPointer()); cone && o.sliceOffsetGiven)
+  {
+    cone->SetVolumeSliceOffset(o.sliceOffset);
+  }
+  if (auto * multiAxis = dynamic_cast<itk::MBIRMultiAxisParallelGeometry *>(geometry.GetPointer());
+      multiAxis && o.sliceOffsetGiven)
+  {
+    multiAxis->SetVolumeSliceOffset(o.sliceOffset);
+  }
+  geometry->GetEngineGeometry(); // throws the engine's message, naming the field, for an unusable geometry
+  return geometry;
+}
+
+// One line: the scan, the detector and the volume.
+std::string
+summary(const Options & o, const itk::MBIRGeometry & g)
+{
+  std::ostringstream out;
+  const auto         n = [](double v) { return mbirtool::CommandLine::shortest(v); };
+  out << o.type << ", " << g.GetNumberOfViews() << " views";
+  if (o.type == "translation")
+  {
+    out << " on a " << o.raster[0] << " x " << o.raster[1] << " raster";
+  }
+  else
+  {
+    const std::vector<double> angles = viewAngles(o);
+    const auto [low, high] = std::minmax_element(angles.begin(), angles.end());
+    out << ", angles " << n(*low) << " to " << n(*high) << " rad";
+  }
+  if (o.type == "cone" || o.type == "translation")
+  {
+    out << ", source-iso " << n(o.sourceIso) << " mm, source-detector " << n(o.sourceDetector) << " mm"
+        << (o.curved ? " (curved)" : "") << (o.helicalPitch != 0.0 || !o.helicalShifts.empty() ? ", helical" : "");
+  }
+  const auto pitch = g.GetDetectorSpacing();
+  const auto size = g.GetVolumeSize();
+  const auto spacing = g.GetVolumeSpacing();
+  out << "; detector " << g.GetNumberOfRows() << " rows x " << g.GetNumberOfChannels() << " channels of " << n(pitch[1])
+      << " x " << n(pitch[0]) << " mm; volume " << size[0] << " x " << size[1] << " x " << size[2] << " voxels of "
+      << n(spacing[0]) << " x " << n(spacing[1]) << " x " << n(spacing[2]) << " mm";
+  return out.str();
+}
+
+} // namespace
+
+int
+main(int argc, char ** argv)
+{
+  mbirtool::CommandLine cl(
+    "mbir-geometry",
+    "--output FILE [--type parallel|cone|translation|multi-axis] [options]",
+    "Writes a scan geometry and its volume grid as a geometry JSON file, the file that mbir-phantom, mbir-project "
+    "and mbir-recon read. Lengths are in mm and angles in radians. The volume grid is the default one (it covers the "
+    "detector's field of view) unless --volume-size or --volume-spacing say otherwise. Prints a one-line summary.");
+  return mbirtool::run(cl.tool(), [&] {
+    const Options                    o = parse(cl, argc, argv);
+    const itk::MBIRGeometry::Pointer geometry = makeGeometry(o);
+    try
+    {
+      geometry->WriteJSON(o.output);
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      throw std::runtime_error("--output: " + mbirtool::description(e)); // the message names the file
+    }
+    std::cout << summary(o, *geometry) << " -> " << o.output << "\n";
+  });
+}
