@@ -43,12 +43,15 @@ struct ViewRange
 };
 
 // A batch of voxel cylinders: `pixels[b]` is the flat pixel index (row * cols + col) of cylinder b,
-// whose `numSlices` values are contiguous at values + b * numSlices.
+// whose `numSlices` values are contiguous at values + b * numSlices and hold the global slices
+// [firstSlice, firstSlice + numSlices): a whole cylinder, or one device's share or band of it. Slices at
+// or beyond the geometry's slice count (padding) are never read by projections and never written.
 struct CylinderBatch
 {
   const int * pixels = nullptr; // device memory
   int         numPixels = 0;
   int         numSlices = 0;
+  int         firstSlice = 0;
 };
 
 // A ramp filter's direction on the detector, in (channel, row) frequency units; see Backend::rampFilter.
@@ -163,18 +166,29 @@ public:
   virtual double
   scatterAddCylinders(float alpha, const float * values, const CylinderBatch & cylinders, float * volume) = 0;
 
-  // qGGMRF gradient and surrogate-Hessian diagonal at the cylinders (spec/solver.md §1.3); neighbours
-  // outside the volume count as the voxel itself.
+  // qGGMRF gradient and surrogate-Hessian diagonal at the cylinders (spec/solver.md §1.3) of a volume
+  // shard of `shape` (local slices), lying at `shard` in the whole volume; neighbours outside the volume
+  // count as the voxel itself. `below` / `above` hold, per cylinder of the batch, the slice just before /
+  // after the shard (nullptr at the volume's ends). Padding slices get gradient 0.
   virtual void
   qggmrfGradientHessian(const kernels::QGGMRFParams & prior,
                         const float *                 volume,
                         const ReconShape &            shape,
+                        const kernels::SliceShard &   shard,
                         const CylinderBatch &         cylinders,
+                        const float *                 below,
+                        const float *                 above,
                         float *                       gradient,
                         float *                       hessian) = 0;
-  // The qGGMRF prior h(x): each adjacent pair once, weighted by its axis's neighbour weight.
+  // The qGGMRF prior h(x) of a volume shard: each adjacent pair once, weighted by its axis's neighbour
+  // weight; `abovePlane` (all pixels of the slice after the shard, nullptr at the end) closes the pairs
+  // that cross into the next shard.
   virtual double
-  qggmrfCost(const kernels::QGGMRFParams & prior, const float * volume, const ReconShape & shape) = 0;
+  qggmrfCost(const kernels::QGGMRFParams & prior,
+             const float *                 volume,
+             const ReconShape &            shape,
+             const kernels::SliceShard &   shard,
+             const float *                 abovePlane) = 0;
 
   // The VCD step direction of one subset (spec/solver.md §3.5): with g = -(dataScale * backProjection) +
   // priorGradient and h = dataScale * dataHessian + priorHessian, delta = -g / h. dataHessian == nullptr

@@ -38,7 +38,7 @@ priorCost(Backend & backend, const ReconShape & shape, const float * volume, con
 {
   if (!prior.proxInput)
   {
-    return backend.qggmrfCost(prior.qggmrf, volume, shape);
+    return backend.qggmrfCost(prior.qggmrf, volume, shape, kernels::SliceShard{ 0, shape.slices }, nullptr);
   }
   DeviceArray<float> difference = backend.allocate<float>(shape.size());
   backend.copy(volume, difference.data(), shape.size());
@@ -116,7 +116,15 @@ runVcd(Backend &                                          backend,
       }
       else
       {
-        backend.qggmrfGradientHessian(prior.qggmrf, volume, shape, subset, priorGradient.data(), priorHessian.data());
+        backend.qggmrfGradientHessian(prior.qggmrf,
+                                      volume,
+                                      shape,
+                                      kernels::SliceShard{ 0, shape.slices },
+                                      subset,
+                                      nullptr,
+                                      nullptr,
+                                      priorGradient.data(),
+                                      priorHessian.data());
       }
 
       bool hessianIsOne = false;

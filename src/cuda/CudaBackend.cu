@@ -68,13 +68,15 @@ transposeViewsKernel(const float * in, int rows, int cols, float * out)
 }
 
 // Block (group of cylinders, view); threads run along the detector column, so writes are coalesced.
+// Cylinder values hold global slices [firstSlice, firstSlice + stride); slice k is detector row k.
 __global__ void
 forwardParallelBeamKernel(kernels::ParallelBeamParams       p,
                           const kernels::ParallelBeamView * views,
                           int                               firstView,
                           const int *                       pixels,
                           int                               numPixels,
-                          int                               rows,
+                          int                               stride,
+                          int                               firstSlice,
                           const float *                     values,
                           float *                           sinogram)
 {
@@ -88,12 +90,14 @@ forwardParallelBeamKernel(kernels::ParallelBeamParams       p,
       kernels::parallelBeamChannelFootprint(p, views[firstView + lv], pixels[first + threadIdx.x]);
   }
   __syncthreads();
-  float * sinoView = sinogram + static_cast<std::size_t>(lv) * p.numDetChannels * rows;
-  for (int k = threadIdx.x; k < rows; k += blockDim.x)
+  const int rows = p.numDetRows;
+  const int g0 = max(firstSlice, 0), g1 = min(firstSlice + stride, rows);
+  float *   sinoView = sinogram + static_cast<std::size_t>(lv) * p.numDetChannels * rows;
+  for (int k = g0 + threadIdx.x; k < g1; k += blockDim.x)
   {
     for (int g = 0; g < count; ++g)
     {
-      const float x = values[static_cast<std::size_t>(first + g) * rows + k];
+      const float x = values[static_cast<std::size_t>(first + g) * stride + (k - firstSlice)];
       if (x == 0.0f)
       {
         continue;
@@ -115,7 +119,8 @@ backParallelBeamKernel(kernels::ParallelBeamParams       p,
                        int                               firstView,
                        int                               numViews,
                        const int *                       pixels,
-                       int                               rows,
+                       int                               stride,
+                       int                               firstSlice,
                        int                               power,
                        const float *                     sinogram,
                        const float *                     weights,
@@ -124,8 +129,10 @@ backParallelBeamKernel(kernels::ParallelBeamParams       p,
   __shared__ kernels::Footprint footprints[kBackViews];
   const int                     b = blockIdx.x;
   const int                     pixel = pixels[b];
+  const int                     rows = p.numDetRows;
+  const int                     g0 = max(firstSlice, 0), g1 = min(firstSlice + stride, rows);
   const std::size_t             viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
-  for (int k0 = 0; k0 < rows; k0 += blockDim.x)
+  for (int k0 = g0; k0 < g1; k0 += blockDim.x)
   {
     const int k = k0 + threadIdx.x;
     float     sum = 0.0f;
@@ -138,7 +145,7 @@ backParallelBeamKernel(kernels::ParallelBeamParams       p,
         footprints[t] = kernels::parallelBeamChannelFootprint(p, views[firstView + v0 + t], pixel);
       }
       __syncthreads();
-      if (k < rows)
+      if (k < g1)
       {
         for (int t = 0; t < count; ++t)
         {
@@ -153,9 +160,9 @@ backParallelBeamKernel(kernels::ParallelBeamParams       p,
         }
       }
     }
-    if (k < rows)
+    if (k < g1)
     {
-      values[static_cast<std::size_t>(b) * rows + k] += sum;
+      values[static_cast<std::size_t>(b) * stride + (k - firstSlice)] += sum;
     }
   }
 }
@@ -171,7 +178,8 @@ forwardRowMapKernel(Params                        p,
                     int                           firstView,
                     const int *                   pixels,
                     int                           numPixels,
-                    int                           slices,
+                    int                           stride,
+                    int                           firstSlice,
                     const float *                 values,
                     float *                       sinogram)
 {
@@ -185,8 +193,9 @@ forwardRowMapKernel(Params                        p,
   }
   __syncthreads();
   const int rows = p.numDetRows;
+  const int g0 = max(firstSlice, 0), g1 = min(firstSlice + stride, p.reconSlices);
   float *   sinoView = sinogram + static_cast<std::size_t>(lv) * p.numDetChannels * rows;
-  for (int g = 0; g < count; ++g)
+  for (int g = 0; g < count && g0 < g1; ++g)
   {
     const kernels::PixelProjection proj = projections[g];
     if (proj.channels.last < proj.channels.first)
@@ -194,14 +203,14 @@ forwardRowMapKernel(Params                        p,
       continue;
     }
     int firstRow, lastRow;
-    proj.rows.rowsReached(slices, rows, firstRow, lastRow);
-    const float * x = values + static_cast<std::size_t>(first + g) * slices;
+    proj.rows.rowsReached(g0, g1 - 1, rows, firstRow, lastRow);
+    const float * x = values + static_cast<std::size_t>(first + g) * stride - firstSlice;
     for (int m = firstRow + threadIdx.x; m <= lastRow; m += blockDim.x)
     {
-      int firstSlice, lastSlice;
-      proj.rows.slicesReaching(m, slices, firstSlice, lastSlice);
+      int kFirst, kLast;
+      proj.rows.slicesReaching(m, g1, kFirst, kLast);
       float column = 0.0f;
-      for (int k = firstSlice; k <= lastSlice; ++k)
+      for (int k = max(kFirst, g0); k <= kLast; ++k)
       {
         const kernels::Footprint fp = proj.rows.slice(k, rows);
         if (m >= fp.first && m <= fp.last)
@@ -232,7 +241,8 @@ backRowMapKernel(Params                        p,
                  int                           firstView,
                  int                           numViews,
                  const int *                   pixels,
-                 int                           slices,
+                 int                           stride,
+                 int                           firstSlice,
                  int                           power,
                  const float *                 sinogram,
                  const float *                 weights,
@@ -246,9 +256,10 @@ backRowMapKernel(Params                        p,
   const int                           pixel = pixels[b];
   const std::size_t                   viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
   float *                             column = scratch ? scratch + static_cast<std::size_t>(b) * rows : sharedColumn;
-  float *                             out = values + static_cast<std::size_t>(b) * slices;
+  float *                             out = values + static_cast<std::size_t>(b) * stride - firstSlice;
+  const int                           g0 = max(firstSlice, 0), g1 = min(firstSlice + stride, p.reconSlices);
   // Slices in passes of kSlicesPerThread per thread, so the sums stay in registers.
-  for (int k0 = 0; k0 < slices; k0 += kSlicesPerThread * blockDim.x)
+  for (int k0 = g0; k0 < g1; k0 += kSlicesPerThread * blockDim.x)
   {
     float sums[kSlicesPerThread] = {};
     for (int v0 = 0; v0 < numViews; v0 += kBackViews)
@@ -264,7 +275,7 @@ backRowMapKernel(Params                        p,
       {
         const kernels::PixelProjection proj = projections[t];
         int                            firstRow, lastRow;
-        proj.rows.rowsReached(slices, rows, firstRow, lastRow);
+        proj.rows.rowsReached(g0, g1 - 1, rows, firstRow, lastRow);
         // The same for every thread of the block, so no thread skips a barrier alone.
         if (proj.channels.last < proj.channels.first || lastRow < firstRow)
         {
@@ -287,7 +298,7 @@ backRowMapKernel(Params                        p,
         for (int j = 0; j < kSlicesPerThread; ++j)
         {
           const int k = k0 + j * blockDim.x + threadIdx.x;
-          if (k < slices)
+          if (k < g1)
           {
             const kernels::Footprint fp = proj.rows.slice(k, rows);
             const int                low = max(fp.first, firstRow), high = min(fp.last, lastRow);
@@ -306,7 +317,7 @@ backRowMapKernel(Params                        p,
     for (int j = 0; j < kSlicesPerThread; ++j)
     {
       const int k = k0 + j * blockDim.x + threadIdx.x;
-      if (k < slices)
+      if (k < g1)
       {
         out[k] += sums[j];
       }
@@ -466,60 +477,75 @@ gatherCylindersKernel(const float * volume, const int * pixels, int slices, std:
   }
 }
 
-// The neighbours of voxel (pixel, k); one outside the volume is the voxel itself.
-__device__ inline void
-neighbours(const float * volume, const ReconShape & shape, int pixel, int k, float & self, float nbr[6])
-{
-  const std::size_t s = shape.slices;
-  const int         row = pixel / shape.cols, col = pixel - row * shape.cols;
-  const float *     c = volume + pixel * s;
-  self = c[k];
-  nbr[0] = row + 1 < shape.rows ? c[shape.cols * s + k] : self;
-  nbr[1] = row > 0 ? c[k - shape.cols * s] : self;
-  nbr[2] = col + 1 < shape.cols ? c[s + k] : self;
-  nbr[3] = col > 0 ? c[k - s] : self;
-  nbr[4] = k + 1 < shape.slices ? c[k + 1] : self;
-  nbr[5] = k > 0 ? c[k - 1] : self;
-}
-
+// One voxel of a volume shard: the shared neighbour rule of kernels/QGGMRF.h (halos at the shard's
+// ends, padding inert) and the prior's gradient and curvature there.
 __global__ void
 qggmrfGradientHessianKernel(kernels::QGGMRFParams prior,
                             const float *         volume,
                             ReconShape            shape,
+                            kernels::SliceShard   shard,
                             const int *           pixels,
+                            const float *         below,
+                            const float *         above,
                             std::size_t           n,
                             float *               gradient,
                             float *               hessian)
 {
   MBIR_GRID_LOOP(i, n)
   {
-    const std::size_t b = i / shape.slices;
-    const int         k = static_cast<int>(i - b * shape.slices);
-    float             self, nbr[6];
-    neighbours(volume, shape, pixels[b], k, self, nbr);
-    kernels::qggmrfGradientHessian(self, nbr, prior, gradient[i], hessian[i]);
+    const std::size_t s = shape.slices;
+    const std::size_t b = i / s;
+    const int         k = static_cast<int>(i - b * s);
+    const int         pixel = pixels[b];
+    const int         row = pixel / shape.cols, col = pixel - row * shape.cols;
+    const float *     self = volume + pixel * s;
+    float             x, nbr[6];
+    kernels::shardNeighbours(self,
+                             row + 1 < shape.rows ? self + shape.cols * s : nullptr,
+                             row > 0 ? self - shape.cols * s : nullptr,
+                             col + 1 < shape.cols ? self + s : nullptr,
+                             col > 0 ? self - s : nullptr,
+                             below ? below + b : nullptr,
+                             above ? above + b : nullptr,
+                             k,
+                             shape.slices,
+                             shard,
+                             x,
+                             nbr);
+    kernels::qggmrfGradientHessian(x, nbr, prior, gradient[i], hessian[i]);
   }
 }
 
-// Each adjacent pair once: voxel i with its row+1, col+1 and slice+1 neighbours.
+// Each adjacent pair of real voxels once: voxel i with its row+1, col+1 and slice+1 neighbours, the
+// last through `abovePlane` when it lies in the next shard.
 struct QGGMRFCostTerms
 {
   kernels::QGGMRFParams prior;
   const float *         volume;
   ReconShape            shape;
+  kernels::SliceShard   shard;
+  const float *         abovePlane;
   __device__ void
   operator()(std::size_t i, double & cost, double &) const
   {
     const std::size_t s = shape.slices;
     const int         pixel = static_cast<int>(i / s), k = static_cast<int>(i - pixel * s);
-    const int         row = pixel / shape.cols, col = pixel - row * shape.cols;
-    const float       x = volume[i];
+    const int         global = shard.first + k;
+    if (global >= shard.total)
+      return;
+    const int   row = pixel / shape.cols, col = pixel - row * shape.cols;
+    const float x = volume[i];
     if (row + 1 < shape.rows)
       cost += prior.b[0] * kernels::qggmrfPotential(x - volume[i + shape.cols * s], prior);
     if (col + 1 < shape.cols)
       cost += prior.b[2] * kernels::qggmrfPotential(x - volume[i + s], prior);
-    if (k + 1 < shape.slices)
-      cost += prior.b[4] * kernels::qggmrfPotential(x - volume[i + 1], prior);
+    if (global + 1 < shard.total)
+    {
+      if (k + 1 < shape.slices)
+        cost += prior.b[4] * kernels::qggmrfPotential(x - volume[i + 1], prior);
+      else if (abovePlane)
+        cost += prior.b[4] * kernels::qggmrfPotential(x - abovePlane[pixel], prior);
+    }
   }
 };
 
@@ -843,19 +869,31 @@ public:
   qggmrfGradientHessian(const kernels::QGGMRFParams & prior,
                         const float *                 volume,
                         const ReconShape &            shape,
+                        const kernels::SliceShard &   shard,
                         const CylinderBatch &         c,
+                        const float *                 below,
+                        const float *                 above,
                         float *                       gradient,
                         float *                       hessian) override
   {
     select();
     const std::size_t n = static_cast<std::size_t>(c.numPixels) * c.numSlices;
-    qggmrfGradientHessianKernel<<<gridFor(n), kThreads>>>(prior, volume, shape, c.pixels, n, gradient, hessian);
+    if (n == 0)
+    {
+      return;
+    }
+    qggmrfGradientHessianKernel<<<gridFor(n), kThreads>>>(
+      prior, volume, shape, shard, c.pixels, below, above, n, gradient, hessian);
     finish("qggmrfGradientHessian");
   }
   double
-  qggmrfCost(const kernels::QGGMRFParams & prior, const float * volume, const ReconShape & shape) override
+  qggmrfCost(const kernels::QGGMRFParams & prior,
+             const float *                 volume,
+             const ReconShape &            shape,
+             const kernels::SliceShard &   shard,
+             const float *                 abovePlane) override
   {
-    return reduce(QGGMRFCostTerms{ prior, volume, shape }, shape.size(), "qggmrfCost").ab;
+    return reduce(QGGMRFCostTerms{ prior, volume, shape, shard, abovePlane }, shape.size(), "qggmrfCost").ab;
   }
   DirectionSums
   vcdDirection(float         dataScale,
@@ -932,8 +970,15 @@ private:
       return;
     }
     const dim3 grid((batch.numPixels + kForwardGroup - 1) / kForwardGroup, views.count);
-    forwardParallelBeamKernel<<<grid, kThreads>>>(
-      m.params, m.views, views.first, batch.pixels, batch.numPixels, batch.numSlices, values, sinogram);
+    forwardParallelBeamKernel<<<grid, kThreads>>>(m.params,
+                                                  m.views,
+                                                  views.first,
+                                                  batch.pixels,
+                                                  batch.numPixels,
+                                                  batch.numSlices,
+                                                  batch.firstSlice,
+                                                  values,
+                                                  sinogram);
   }
 
   void
@@ -951,13 +996,31 @@ private:
     }
     if (weights)
     {
-      backParallelBeamKernel<true><<<batch.numPixels, kThreads>>>(
-        m.params, m.views, views.first, views.count, batch.pixels, batch.numSlices, power, sinogram, weights, values);
+      backParallelBeamKernel<true><<<batch.numPixels, kThreads>>>(m.params,
+                                                                  m.views,
+                                                                  views.first,
+                                                                  views.count,
+                                                                  batch.pixels,
+                                                                  batch.numSlices,
+                                                                  batch.firstSlice,
+                                                                  power,
+                                                                  sinogram,
+                                                                  weights,
+                                                                  values);
     }
     else
     {
-      backParallelBeamKernel<false><<<batch.numPixels, kThreads>>>(
-        m.params, m.views, views.first, views.count, batch.pixels, batch.numSlices, power, sinogram, weights, values);
+      backParallelBeamKernel<false><<<batch.numPixels, kThreads>>>(m.params,
+                                                                   m.views,
+                                                                   views.first,
+                                                                   views.count,
+                                                                   batch.pixels,
+                                                                   batch.numSlices,
+                                                                   batch.firstSlice,
+                                                                   power,
+                                                                   sinogram,
+                                                                   weights,
+                                                                   values);
     }
   }
 
@@ -974,8 +1037,15 @@ private:
       return;
     }
     const dim3 grid((batch.numPixels + kForwardGroup - 1) / kForwardGroup, views.count);
-    forwardRowMapKernel<<<grid, kThreads>>>(
-      m.params, m.views, views.first, batch.pixels, batch.numPixels, batch.numSlices, values, sinogram);
+    forwardRowMapKernel<<<grid, kThreads>>>(m.params,
+                                            m.views,
+                                            views.first,
+                                            batch.pixels,
+                                            batch.numPixels,
+                                            batch.numSlices,
+                                            batch.firstSlice,
+                                            values,
+                                            sinogram);
   }
 
   template<typename Params>
@@ -1013,6 +1083,7 @@ private:
                                                      views.count,
                                                      batch.pixels + b0,
                                                      batch.numSlices,
+                                                     batch.firstSlice,
                                                      power,
                                                      sinogram,
                                                      weights,

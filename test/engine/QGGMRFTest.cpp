@@ -59,8 +59,15 @@ TEST(QGGMRF, GradientAndHessianMatchSpecReference)
   const auto             cpu = makeCpuBackend();
   const std::vector<int> pixels = iota(9);
   std::vector<float>     gradient(27), hessian(27);
-  cpu->qggmrfGradientHessian(
-    prior, volume.data(), ReconShape{ 3, 3, 3 }, CylinderBatch{ pixels.data(), 9, 3 }, gradient.data(), hessian.data());
+  cpu->qggmrfGradientHessian(prior,
+                             volume.data(),
+                             ReconShape{ 3, 3, 3 },
+                             kernels::SliceShard{ 0, 3 },
+                             CylinderBatch{ pixels.data(), 9, 3 },
+                             nullptr,
+                             nullptr,
+                             gradient.data(),
+                             hessian.data());
   for (int i = 0; i < 27; ++i)
   {
     EXPECT_NEAR(gradient[i], expectedGradient[i], 1e-8 + 1e-5 * std::fabs(expectedGradient[i])) << i;
@@ -118,7 +125,8 @@ TEST(QGGMRF, FullCostGradientMatchesFiniteDifferences)
     {
       data += w[i] * (double(y[i]) - ax[i]) * (double(y[i]) - ax[i]);
     }
-    return data / (2.0 * sigmaY * sigmaY) + cpu->qggmrfCost(prior, v.data(), shape);
+    return data / (2.0 * sigmaY * sigmaY) +
+           cpu->qggmrfCost(prior, v.data(), shape, kernels::SliceShard{ 0, shape.slices }, nullptr);
   };
   const std::vector<float> ax = projector.sparseForwardProject(x.data(), all);
   std::vector<float>       weightedError(y.size());
@@ -131,7 +139,10 @@ TEST(QGGMRF, FullCostGradientMatchesFiniteDifferences)
   cpu->qggmrfGradientHessian(prior,
                              x.data(),
                              shape,
+                             kernels::SliceShard{ 0, shape.slices },
                              CylinderBatch{ all.data(), int(all.size()), shape.slices },
+                             nullptr,
+                             nullptr,
                              priorGradient.data(),
                              priorHessian.data());
   double directional = 0.0;

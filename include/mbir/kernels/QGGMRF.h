@@ -69,6 +69,54 @@ qggmrfGradientHessian(float x, const float nbr[6], const QGGMRFParams & g, float
   hessian = hess;
 }
 
+// Where a volume shard lies in the whole volume: its local slice k is global slice first + k, of `total`
+// real slices; local slices at or beyond `total` are padding. A whole volume is { 0, slices }.
+struct SliceShard
+{
+  int first;
+  int total;
+};
+
+// The value of voxel k (local slice) of a cylinder and its six neighbours in the order of
+// QGGMRFParams::b, for a shard of `count` local slices: in-plane neighbour cylinders are null outside
+// the grid, `below` / `above` point to this cylinder's values of the slices just outside the shard (null
+// at the volume's ends). A neighbour outside the volume, or in its padding, is the voxel itself
+// (difference 0). Returns false for a padding voxel, whose value and neighbours are then 0 (never read),
+// so that its gradient is 0 and its curvature positive: its update is exactly 0.
+MBIR_HOST_DEVICE inline bool
+shardNeighbours(const float * self,
+                const float * rowNext,
+                const float * rowPrev,
+                const float * colNext,
+                const float * colPrev,
+                const float * below,
+                const float * above,
+                int           k,
+                int           count,
+                SliceShard    shard,
+                float &       x,
+                float         nbr[6])
+{
+  const int global = shard.first + k;
+  if (global >= shard.total)
+  {
+    x = 0.0f;
+    for (int n = 0; n < 6; ++n)
+    {
+      nbr[n] = 0.0f;
+    }
+    return false;
+  }
+  x = self[k];
+  nbr[0] = rowNext ? rowNext[k] : x;
+  nbr[1] = rowPrev ? rowPrev[k] : x;
+  nbr[2] = colNext ? colNext[k] : x;
+  nbr[3] = colPrev ? colPrev[k] : x;
+  nbr[4] = global + 1 >= shard.total ? x : (k + 1 < count ? self[k + 1] : (above ? *above : x));
+  nbr[5] = global == 0 ? x : (k > 0 ? self[k - 1] : (below ? *below : x));
+  return true;
+}
+
 // One element of the VCD step direction (spec/solver.md §3.5): delta = -g / h with the data gradient
 // -dataScale * backProjection and curvature dataScale * dataHessian added to the prior's.
 MBIR_HOST_DEVICE inline float

@@ -59,18 +59,22 @@ struct RowMap
     lastSlice = lastSlice >= numSlices ? numSlices - 1 : lastSlice;
   }
 
-  // The detector rows that any of the numSlices slices can reach, as [firstRow, lastRow] clipped to the
+  // The detector rows that slices [firstSlice, lastSlice] can reach, as [firstRow, lastRow] clipped to the
   // detector (empty when lastRow < firstRow).
   MBIR_HOST_DEVICE void
-  rowsReached(int numSlices, int numRows, int & firstRow, int & lastRow) const
+  rowsReached(int firstSlice, int lastSlice, int numRows, int & firstRow, int & lastRow) const
   {
-    const float a = centre(0), b = centre(numSlices - 1);
+    const float a = centre(firstSlice), b = centre(lastSlice);
     const float reach = 0.5f * (width + 1.0f);
     const float top = static_cast<float>(numRows);
     firstRow = static_cast<int>(fminf(fmaxf(floorf(fminf(a, b) - reach), -1.0f), top));
     lastRow = static_cast<int>(fminf(fmaxf(ceilf(fmaxf(a, b) + reach), -1.0f), top));
     firstRow = firstRow < 0 ? 0 : firstRow;
     lastRow = lastRow >= numRows ? numRows - 1 : lastRow;
+    if (lastSlice < firstSlice)
+    {
+      lastRow = firstRow - 1;
+    }
   }
 };
 

@@ -300,16 +300,23 @@ public:
   qggmrfGradientHessian(const kernels::QGGMRFParams & prior,
                         const float *                 volume,
                         const ReconShape &            shape,
+                        const kernels::SliceShard &   shard,
                         const CylinderBatch &         cylinders,
+                        const float *                 below,
+                        const float *                 above,
                         float *                       gradient,
                         float *                       hessian) override
   {
-    cpu::qggmrfGradientHessian(prior, volume, shape, cylinders, gradient, hessian, m_Threads);
+    cpu::qggmrfGradientHessian(prior, volume, shape, shard, cylinders, below, above, gradient, hessian, m_Threads);
   }
   double
-  qggmrfCost(const kernels::QGGMRFParams & prior, const float * volume, const ReconShape & shape) override
+  qggmrfCost(const kernels::QGGMRFParams & prior,
+             const float *                 volume,
+             const ReconShape &            shape,
+             const kernels::SliceShard &   shard,
+             const float *                 abovePlane) override
   {
-    return cpu::qggmrfCost(prior, volume, shape, m_Threads);
+    return cpu::qggmrfCost(prior, volume, shape, shard, abovePlane, m_Threads);
   }
 
   DirectionSums
@@ -381,6 +388,22 @@ private:
     }
   }
 
+  // The global slices of a batch that exist in the geometry, [first, last), and where slice g sits in
+  // each cylinder's values (g - offset).
+  struct SliceWindow
+  {
+    int first;
+    int last;
+    int offset;
+  };
+  static SliceWindow
+  validSlices(const CylinderBatch & batch, int realSlices)
+  {
+             return SliceWindow{ std::max(batch.firstSlice, 0),
+                        std::min(batch.firstSlice + batch.numSlices, realSlices),
+                        batch.firstSlice };
+  }
+
   // Block by block; within a block each task owns one view and one range of detector rows (= slices),
   // so no two tasks write the same sinogram entry and the block's cylinders stay in cache.
   void
@@ -391,10 +414,12 @@ private:
                    float *                   sinogram) const
   {
              const kernels::ParallelBeamParams & p = m.params;
-             const int                           rows = batch.numSlices;
+             const int                           rows = p.numDetRows;
+             const SliceWindow                   window = validSlices(batch, rows);
+             const int                           span = std::max(0, window.last - window.first);
              const TileBlocks                    blocks = tileBlocks(batch, p.reconCols);
              const int                           numBlocks = static_cast<int>(blocks.starts.size()) - 1;
-             const int                           chunks = rowChunks(rows, views.count, m_Threads);
+             const int                           chunks = rowChunks(span, views.count, m_Threads);
              const std::size_t                   viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
 #pragma omp parallel num_threads(m_Threads)
     for (int block = 0; block < numBlocks; ++block)
@@ -404,15 +429,15 @@ private:
       {
                  for (int chunk = 0; chunk < chunks; ++chunk)
                  {
-                   const int                       k0 = rows * chunk / chunks;
-                   const int                       k1 = rows * (chunk + 1) / chunks;
+                   const int                       k0 = window.first + span * chunk / chunks;
+                   const int                       k1 = window.first + span * (chunk + 1) / chunks;
                    const kernels::ParallelBeamView view = m.views[views.first + lv];
                    float *                         sinoView = sinogram + lv * viewSize;
                    for (int e = blocks.starts[block]; e < blocks.starts[block + 1]; ++e)
                    {
                      const int                b = blocks.order[e];
                      const kernels::Footprint fp = kernels::parallelBeamChannelFootprint(p, view, batch.pixels[b]);
-                     const float *            x = values + static_cast<std::size_t>(b) * rows;
+                     const float *            x = values + static_cast<std::size_t>(b) * batch.numSlices - window.offset;
                      for (int n = fp.first; n <= fp.last; ++n)
                      {
                        const float a = fp.weight(n);
@@ -445,19 +470,21 @@ private:
        float *                   values) const
   {
     const kernels::ParallelBeamParams & p = m.params;
-    const int                           rows = batch.numSlices;
+    const int                           rows = p.numDetRows;
+    const SliceWindow                   window = validSlices(batch, rows);
+    const int                           span = std::max(0, window.last - window.first);
     const std::vector<int>              order = tileBlocks(batch, p.reconCols).order;
-    const int                           chunks = rowChunks(rows, batch.numPixels, m_Threads);
+    const int                           chunks = rowChunks(span, batch.numPixels, m_Threads);
     const std::size_t                   viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
 #pragma omp parallel for collapse(2) schedule(dynamic, 8) num_threads(m_Threads)
     for (int e = 0; e < batch.numPixels; ++e)
     {
       for (int chunk = 0; chunk < chunks; ++chunk)
       {
-        const int k0 = rows * chunk / chunks;
-        const int k1 = rows * (chunk + 1) / chunks;
+        const int k0 = window.first + span * chunk / chunks;
+        const int k1 = window.first + span * (chunk + 1) / chunks;
         const int b = order[e];
-        float *   out = values + static_cast<std::size_t>(b) * rows;
+        float *   out = values + static_cast<std::size_t>(b) * batch.numSlices - window.offset;
         for (int lv = 0; lv < views.count; ++lv)
         {
           const kernels::Footprint fp =
@@ -494,23 +521,30 @@ private:
     }
   }
 
-  // The vertical stage of the row-map geometries, b(m, k) as RowMap::slice gives it, over the slices
-  // whose shadow reaches rows [first, last]: column[m] += sum_k b(m, k) x[k].
+  // The vertical stage of the row-map geometries, b(m, k) as RowMap::slice gives it, over the slices of
+  // the window whose shadow reaches rows [first, last]: column[m] += sum_k b(m, k) x[k - offset].
   static void
-  spreadSlices(const kernels::RowMap & map, const float * x, int slices, int first, int last, float * column)
+  spreadSlices(const kernels::RowMap & map,
+               const float *           x,
+               const SliceWindow &     window,
+               int                     first,
+               int                     last,
+               float *                 column)
   {
     int k0, k1, unused;
-    map.slicesReaching(first, slices, k0, unused);
-    map.slicesReaching(last, slices, unused, k1);
+    map.slicesReaching(first, window.last, k0, unused);
+    map.slicesReaching(last, window.last, unused, k1);
+    k0 = std::max(k0, window.first);
     const int radius = kernels::supportRadius(map.width);
     for (int k = k0; k <= k1; ++k)
     {
-      if (x[k] == 0.0f)
+      const float value = x[k - window.offset];
+      if (value == 0.0f)
       {
         continue;
       }
       const float centre = map.centre(k);
-      const float scale = map.weightScale(k) * x[k];
+      const float scale = map.weightScale(k) * value;
       const int   nearest = kernels::nearestIndex(centre);
       const int   low = std::max(nearest - radius, first), high = std::min(nearest + radius, last);
       for (int m = low; m <= high; ++m)
@@ -520,19 +554,20 @@ private:
     }
   }
 
-  // The transpose: out[k] += sum_m b(m, k)^power column[m].
+  // The transpose: out[k - offset] += sum_m b(m, k)^power column[m] over the window's slices.
   static void
   gatherSlices(const kernels::RowMap & map,
                const float *           column,
                int                     first,
                int                     last,
                int                     power,
-               int                     slices,
+               const SliceWindow &     window,
                float *                 out)
   {
     int k0, k1, unused;
-    map.slicesReaching(first, slices, k0, unused);
-    map.slicesReaching(last, slices, unused, k1);
+    map.slicesReaching(first, window.last, k0, unused);
+    map.slicesReaching(last, window.last, unused, k1);
+    k0 = std::max(k0, window.first);
     const int radius = kernels::supportRadius(map.width);
     for (int k = k0; k <= k1; ++k)
     {
@@ -546,7 +581,7 @@ private:
         sum += kernels::coefficientPower(scale * kernels::trapezoid(centre - static_cast<float>(m), map.width), power) *
                column[m];
       }
-      out[k] += sum;
+      out[k - window.offset] += sum;
     }
   }
 
@@ -563,9 +598,13 @@ private:
   {
     const Params &         p = m.params;
     const int              rows = p.numDetRows;
-    const int              slices = batch.numSlices;
+    const SliceWindow      window = validSlices(batch, p.reconSlices);
     const std::vector<int> order = tileBlocks(batch, p.reconCols).order;
     const std::size_t      viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
+    if (window.last <= window.first)
+    {
+      return;
+    }
 #pragma omp parallel num_threads(m_Threads)
     {
       std::vector<float> column(rows);
@@ -578,13 +617,14 @@ private:
         {
           const kernels::PixelProjection proj = kernels::pixelProjection(p, view, batch.pixels[b]);
           int                            first, last;
-          proj.rows.rowsReached(slices, rows, first, last);
+          proj.rows.rowsReached(window.first, window.last - 1, rows, first, last);
           if (proj.channels.last < proj.channels.first || last < first)
           {
             continue;
           }
           std::fill(column.begin() + first, column.begin() + last + 1, 0.0f);
-          spreadSlices(proj.rows, values + static_cast<std::size_t>(b) * slices, slices, first, last, column.data());
+          spreadSlices(
+            proj.rows, values + static_cast<std::size_t>(b) * batch.numSlices, window, first, last, column.data());
           for (int n = proj.channels.first; n <= proj.channels.last; ++n)
           {
             const float a = proj.channels.weight(n);
@@ -618,9 +658,13 @@ private:
   {
     const Params &         p = m.params;
     const int              rows = p.numDetRows;
-    const int              slices = batch.numSlices;
+    const SliceWindow      window = validSlices(batch, p.reconSlices);
     const std::vector<int> order = tileBlocks(batch, p.reconCols).order;
     const std::size_t      viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
+    if (window.last <= window.first)
+    {
+      return;
+    }
 #pragma omp parallel num_threads(m_Threads)
     {
       std::vector<float> column(rows);
@@ -628,12 +672,12 @@ private:
       for (int e = 0; e < batch.numPixels; ++e)
       {
         const int b = order[e];
-        float *   out = values + static_cast<std::size_t>(b) * slices;
+        float *   out = values + static_cast<std::size_t>(b) * batch.numSlices;
         for (int lv = 0; lv < views.count; ++lv)
         {
           const kernels::PixelProjection proj = kernels::pixelProjection(p, m.views[views.first + lv], batch.pixels[b]);
           int                            first, last;
-          proj.rows.rowsReached(slices, rows, first, last);
+          proj.rows.rowsReached(window.first, window.last - 1, rows, first, last);
           if (proj.channels.last < proj.channels.first || last < first)
           {
             continue;
@@ -666,7 +710,7 @@ private:
               }
             }
           }
-          gatherSlices(proj.rows, column.data(), first, last, power, slices, out);
+          gatherSlices(proj.rows, column.data(), first, last, power, window, out);
         }
       }
     }

@@ -16,12 +16,20 @@ void
 qggmrfGradientHessian(const kernels::QGGMRFParams & prior,
                       const float *                 volume,
                       const ReconShape &            shape,
+                      const kernels::SliceShard &   shard,
                       const CylinderBatch &         cylinders,
+                      const float *                 below,
+                      const float *                 above,
                       float *                       gradient,
                       float *                       hessian,
                       int                           threads);
 
 double
-qggmrfCost(const kernels::QGGMRFParams & prior, const float * volume, const ReconShape & shape, int threads);
+qggmrfCost(const kernels::QGGMRFParams & prior,
+           const float *                 volume,
+           const ReconShape &            shape,
+           const kernels::SliceShard &   shard,
+           const float *                 abovePlane,
+           int                           threads);
 
 } // namespace mbir::cpu

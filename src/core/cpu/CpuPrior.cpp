@@ -10,7 +10,10 @@ void
 qggmrfGradientHessian(const kernels::QGGMRFParams & prior,
                       const float *                 volume,
                       const ReconShape &            shape,
+                      const kernels::SliceShard &   shard,
                       const CylinderBatch &         cylinders,
+                      const float *                 below,
+                      const float *                 above,
                       float *                       gradient,
                       float *                       hessian,
                       int                           threads)
@@ -24,39 +27,43 @@ qggmrfGradientHessian(const kernels::QGGMRFParams & prior,
     const int     row = pixel / shape.cols;
     const int     col = pixel - row * shape.cols;
     const float * self = volume + pixel * s;
-    // In-plane neighbours; one outside the grid is the cylinder itself (difference 0).
-    const float * rowNext = row + 1 < shape.rows ? self + shape.cols * s : self;
-    const float * rowPrev = row > 0 ? self - shape.cols * s : self;
-    const float * colNext = col + 1 < shape.cols ? self + s : self;
-    const float * colPrev = col > 0 ? self - s : self;
+    const float * rowNext = row + 1 < shape.rows ? self + shape.cols * s : nullptr;
+    const float * rowPrev = row > 0 ? self - shape.cols * s : nullptr;
+    const float * colNext = col + 1 < shape.cols ? self + s : nullptr;
+    const float * colPrev = col > 0 ? self - s : nullptr;
+    const float * lower = below ? below + b : nullptr;
+    const float * upper = above ? above + b : nullptr;
     float *       g = gradient + b * s;
     float *       h = hessian + b * s;
-#pragma omp simd
     for (int k = 0; k < slices; ++k)
     {
-      const float x = self[k];
-      const float nbr[6] = {
-        rowNext[k], rowPrev[k], colNext[k], colPrev[k], k + 1 < slices ? self[k + 1] : x, k > 0 ? self[k - 1] : x
-      };
+      float x, nbr[6];
+      kernels::shardNeighbours(self, rowNext, rowPrev, colNext, colPrev, lower, upper, k, slices, shard, x, nbr);
       kernels::qggmrfGradientHessian(x, nbr, prior, g[k], h[k]);
     }
   }
 }
 
 double
-qggmrfCost(const kernels::QGGMRFParams & prior, const float * volume, const ReconShape & shape, int threads)
+qggmrfCost(const kernels::QGGMRFParams & prior,
+           const float *                 volume,
+           const ReconShape &            shape,
+           const kernels::SliceShard &   shard,
+           const float *                 abovePlane,
+           int                           threads)
 {
-  const int         slices = shape.slices;
-  const std::size_t s = slices;
+  const std::size_t s = shape.slices;
+  const int         real = std::max(0, std::min(shape.slices, shard.total - shard.first)); // local real slices
   double            cost = 0.0;
 #pragma omp parallel for reduction(+ : cost) schedule(static) num_threads(threads)
   for (int row = 0; row < shape.rows; ++row)
   {
     for (int col = 0; col < shape.cols; ++col)
     {
-      const float * self = volume + (static_cast<std::size_t>(row) * shape.cols + col) * s;
-      double        sum = 0.0;
-      for (int k = 0; k < slices; ++k)
+      const std::size_t pixel = static_cast<std::size_t>(row) * shape.cols + col;
+      const float *     self = volume + pixel * s;
+      double            sum = 0.0;
+      for (int k = 0; k < real; ++k)
       {
         if (row + 1 < shape.rows)
         {
@@ -66,9 +73,13 @@ qggmrfCost(const kernels::QGGMRFParams & prior, const float * volume, const Reco
         {
           sum += prior.b[2] * kernels::qggmrfPotential(self[k] - self[k + s], prior);
         }
-        if (k + 1 < slices)
+        if (k + 1 < real)
         {
           sum += prior.b[4] * kernels::qggmrfPotential(self[k] - self[k + 1], prior);
+        }
+        else if (k + 1 == static_cast<int>(s) && abovePlane && shard.first + k + 1 < shard.total)
+        {
+          sum += prior.b[4] * kernels::qggmrfPotential(self[k] - abovePlane[pixel], prior);
         }
       }
       cost += sum;
