@@ -42,12 +42,13 @@ void
 MBIRBackProjectionFilter<TInputImage, TOutputImage>::GenerateData()
 {
   const MBIRGeometry &                      geometry = *this->GetGeometry();
-  const auto                                backend = this->ChooseBackend();
+  const auto devices = this->ChooseDevices(static_cast<int>(geometry.GetNumberOfViews()),
+                                            static_cast<int>(geometry.GetVolumeSize()[2]));
   std::shared_ptr<const mbir::DeviceVolume> volume;
   MBIRFilterSupport::RunEngine(this, [&] {
-    const mbir::Projector projector(geometry.GetEngineGeometry(), backend);
+    const mbir::Projector projector(geometry.GetEngineGeometry(), devices);
     volume = std::make_shared<const mbir::DeviceVolume>(
-      projector.backProject(*MBIRFilterSupport::Projections(this->GetInput(), geometry, backend, "projections")));
+      projector.backProject(*MBIRFilterSupport::Projections(this->GetInput(), geometry, devices, "projections")));
   });
   MBIRFilterSupport::WriteVolume(this->GetOutput(), std::move(volume));
   this->UpdateProgress(1.0f);

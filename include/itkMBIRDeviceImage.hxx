@@ -131,7 +131,7 @@ MBIRDeviceImage<TPixel, VImageDimension>::PrintSelf(std::ostream & os, Indent in
                        : (m_Volume ? "volume " + m_Volume->shape().str() + " (rows, cols, slices)" : "none"));
   if (m_Projections || m_Volume)
   {
-    os << " on " << (m_Projections ? m_Projections->backend() : m_Volume->backend()).description();
+    os << " on " << (m_Projections ? m_Projections->group() : m_Volume->group()).summary();
   }
   os << std::endl;
 }

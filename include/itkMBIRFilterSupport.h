@@ -24,6 +24,7 @@
 #include "itkMBIRGeometry.h"
 #include "itkProcessObject.h"
 #include "mbir/DeviceData.h"
+#include "mbir/Devices.h"
 #include "mbir/ReconParams.h"
 
 #include <functional>
@@ -50,15 +51,18 @@ public:
   using DeviceImageType = MBIRDeviceImage<float, 3>;
   using ImageBaseType = ImageBase<3>;
 
-  /** The backend a filter computes on: that of its first device-resident input, else `fallback` (the
-   * CPU engine when it is null). */
-  static std::shared_ptr<mbir::Backend>
-  BackendFor(const std::vector<const DataObject *> & inputs, const std::shared_ptr<mbir::Backend> & fallback);
+  /** The devices a filter computes on: those of its first device-resident input, else the ones
+   * `selection` gives for a problem of `views` views and `slices` slices. */
+  static std::shared_ptr<const mbir::DeviceGroup>
+  DevicesFor(const std::vector<const DataObject *> & inputs,
+             const mbir::DeviceSelection &           selection,
+             int                                     views,
+             int                                     slices);
 
-  /** A projections input, [channel, row, view], as an engine sinogram on `backend`: an itk::Image is
+  /** A projections input, [channel, row, view], as an engine sinogram on `devices`: an itk::Image is
    * uploaded, an MBIRDeviceImage holding projections is shared. */
   static std::shared_ptr<const mbir::DeviceSinogram>
-  Projections(const DataObject * input, const std::shared_ptr<mbir::Backend> & backend, const std::string & name);
+  Projections(const DataObject * input, const std::shared_ptr<const mbir::DeviceGroup> & devices, const std::string & name);
 
   /** The same, checked against the geometry: an itk::Image is uploaded (its size must be
    * [channels, rows, views] of the geometry and its spacing the detector pitch), an MBIRDeviceImage is
@@ -66,19 +70,19 @@ public:
   static std::shared_ptr<const mbir::DeviceSinogram>
   Projections(const DataObject *                     input,
               const MBIRGeometry &                   geometry,
-              const std::shared_ptr<mbir::Backend> & backend,
+              const std::shared_ptr<const mbir::DeviceGroup> & devices,
               const std::string &                    name);
 
-  /** A volume input, [x, y, z], as an engine volume (rows = y, cols = x, slices = z) on `backend`. */
+  /** A volume input, [x, y, z], as an engine volume (rows = y, cols = x, slices = z) on `devices`. */
   static std::shared_ptr<const mbir::DeviceVolume>
-  Volume(const DataObject * input, const std::shared_ptr<mbir::Backend> & backend, const std::string & name);
+  Volume(const DataObject * input, const std::shared_ptr<const mbir::DeviceGroup> & devices, const std::string & name);
 
   /** The same, and its size must be the geometry's volume size and its spacing the geometry's voxel
    * pitch. */
   static std::shared_ptr<const mbir::DeviceVolume>
   Volume(const DataObject *                     input,
          const MBIRGeometry &                   geometry,
-         const std::shared_ptr<mbir::Backend> & backend,
+         const std::shared_ptr<const mbir::DeviceGroup> & devices,
          const std::string &                    name);
 
   /** Checks the kind of a named input before the pipeline runs, since ProcessObject::SetInput(name, ...)

@@ -42,12 +42,13 @@ void
 MBIRForwardProjectionFilter<TInputImage, TOutputImage>::GenerateData()
 {
   const MBIRGeometry &                        geometry = *this->GetGeometry();
-  const auto                                  backend = this->ChooseBackend();
+  const auto devices = this->ChooseDevices(static_cast<int>(geometry.GetNumberOfViews()),
+                                            static_cast<int>(geometry.GetVolumeSize()[2]));
   std::shared_ptr<const mbir::DeviceSinogram> projections;
   MBIRFilterSupport::RunEngine(this, [&] {
-    const mbir::Projector projector(geometry.GetEngineGeometry(), backend);
+    const mbir::Projector projector(geometry.GetEngineGeometry(), devices);
     projections = std::make_shared<const mbir::DeviceSinogram>(
-      projector.forwardProject(*MBIRFilterSupport::Volume(this->GetInput(), geometry, backend, "volume")));
+      projector.forwardProject(*MBIRFilterSupport::Volume(this->GetInput(), geometry, devices, "volume")));
   });
   MBIRFilterSupport::WriteProjections(this->GetOutput(), std::move(projections));
   this->UpdateProgress(1.0f);

@@ -26,15 +26,18 @@
 namespace itk {
 
 /** \class MBIRImageFilter
- * \brief Base of the MBIR filters: the engine backend they compute on, whole-image requests (iterative
+ * \brief Base of the MBIR filters: the devices they compute on, whole-image requests (iterative
  * reconstruction cannot stream), and inputs that live in different spaces (projections and volumes).
  *
- * Inputs and outputs are `Image<float,3>` or `MBIRDeviceImage<float,3>`. The backend is that of a
- * device-resident input if there is one, else the one set with SetBackend(), else the CPU engine.
+ * Inputs and outputs are `Image<float,3>` or `MBIRDeviceImage<float,3>`. The devices are those of a
+ * device-resident input if there is one; otherwise the device selection decides: automatic (the default)
+ * is every GPU when any is present, else the CPU devices (MBIR_NUM_CPU_DEVICES, default 1); an explicit
+ * choice (ConfigureDevices, SetDevices, SetBackend) is kept across later parameter changes until
+ * ResetDevices(). GetDeviceSummary() tells what the last run used, e.g. "2 x CPU (sharded, 8 threads)".
  *
  * \ingroup MBIR
  */
-template<typename TInputImage, typename TOutputImage>
+template <typename TInputImage, typename TOutputImage>
 class ITK_TEMPLATE_EXPORT MBIRImageFilter : public ImageToImageFilter<TInputImage, TOutputImage>
 {
 public:
@@ -52,20 +55,69 @@ public:
 
   itkTypeMacro(MBIRImageFilter, ImageToImageFilter);
 
-  /** The engine backend to compute on when no input is device-resident (null: the CPU engine). */
+  /** Which devices to compute on (when no input is device-resident): mbir::DeviceSelection::firstDevices(n),
+   * atIndices({...}), of({...}) or single(); a default-constructed selection is automatic. */
   void
-  SetBackend(BackendPointer backend)
+  ConfigureDevices(const mbir::DeviceSelection & selection)
   {
-    if (backend != m_Backend)
+    if (!(selection == m_Devices))
     {
-      m_Backend = std::move(backend);
+      m_Devices = selection;
       this->Modified();
     }
   }
-  BackendPointer
-  GetBackend() const
+  /** The first n devices; 1 forces a single device. */
+  void
+  ConfigureDevices(int n)
   {
-    return m_Backend;
+    this->ConfigureDevices(mbir::DeviceSelection::firstDevices(n).useGpu(m_Devices.useGpu()));
+  }
+  /** Exactly these devices (handles from mbir::availableDevices()). */
+  void
+  SetDevices(const std::vector<BackendPointer> & devices)
+  {
+    this->ConfigureDevices(mbir::DeviceSelection::of(devices));
+  }
+  /** One given device (null: back to the automatic choice). */
+  void
+  SetBackend(BackendPointer backend)
+  {
+    if (backend)
+      this->SetDevices({ std::move(backend) });
+    else
+      this->ResetDevices();
+  }
+  /** Back to the automatic choice over every device. */
+  void
+  ResetDevices()
+  {
+    this->ConfigureDevices(mbir::DeviceSelection().useGpu(m_Devices.useGpu()));
+  }
+  /** "automatic", "full" or "none" (the CPU even when GPUs are present). */
+  void
+  SetUseGpu(const std::string & policy)
+  {
+    mbir::DeviceSelection selection = m_Devices;
+    try
+    {
+      selection.useGpu(mbir::parseUseGpu(policy));
+    }
+    catch (const std::invalid_argument & e)
+    {
+      itkExceptionMacro(<< e.what());
+    }
+    this->ConfigureDevices(selection);
+  }
+  const mbir::DeviceSelection &
+  GetDeviceSelection() const
+  {
+    return m_Devices;
+  }
+  /** The devices of the last run, e.g. "1 x CPU" or "4 x GPU (sharded) (slices padded 1023->1024)". */
+  const std::string &
+  GetDeviceSummary() const
+  {
+    return m_DeviceSummary;
   }
 
 protected:
@@ -109,28 +161,33 @@ protected:
   VerifyInputInformation() ITKv5_CONST override
   {}
 
-  /** The backend for this run, given the inputs. */
-  BackendPointer
-  ChooseBackend() const
+  /** The devices for a run with `views` views and `slices` slices, given the inputs; remembered for
+   * GetDeviceSummary(). */
+  std::shared_ptr<const mbir::DeviceGroup>
+  ChooseDevices(int views, int slices)
   {
     std::vector<const DataObject *> inputs;
     for (const auto & name : this->GetInputNames())
     {
       inputs.push_back(this->ProcessObject::GetInput(name));
     }
-    return MBIRFilterSupport::BackendFor(inputs, m_Backend);
+    auto devices = MBIRFilterSupport::DevicesFor(inputs, m_Devices, views, slices);
+    m_DeviceSummary =
+      devices->summary(mbir::ShardLayout(views, devices->size()), mbir::ShardLayout(slices, devices->size()));
+    return devices;
   }
 
   void
   PrintSelf(std::ostream & os, Indent indent) const override
   {
     Superclass::PrintSelf(os, indent);
-    os << indent << "Backend: " << (m_Backend ? m_Backend->description() : std::string("CPU engine (default)"))
-       << std::endl;
+    os << indent << "Devices: " << m_Devices.describe() << std::endl;
+    os << indent << "DeviceSummary: " << m_DeviceSummary << std::endl;
   }
 
 private:
-  BackendPointer m_Backend;
+  mbir::DeviceSelection m_Devices;
+  std::string           m_DeviceSummary;
 };
 
 } // end namespace itk

@@ -117,34 +117,35 @@ MBIRReconstructionFilter<TInputImage, TOutputImage>::GenerateData()
 {
   const MBIRGeometry &    geometry = *this->GetGeometry();
   const mbir::Geometry    engineGeometry = geometry.GetEngineGeometry();
-  const auto              backend = this->ChooseBackend();
+  const auto devices = this->ChooseDevices(static_cast<int>(geometry.GetNumberOfViews()),
+                                            static_cast<int>(geometry.GetVolumeSize()[2]));
   mbir::DeviceReconResult result;
   this->UpdateProgress(0.0f);
   MBIRFilterSupport::RunEngine(this, [&] {
-    const auto projections = MBIRFilterSupport::Projections(this->GetInput(), geometry, backend, "projections");
+    const auto projections = MBIRFilterSupport::Projections(this->GetInput(), geometry, devices, "projections");
     std::shared_ptr<const mbir::DeviceSinogram> weights;
     if (this->GetWeights() != nullptr)
     {
-      weights = MBIRFilterSupport::Projections(this->GetWeights(), geometry, backend, "weights");
+      weights = MBIRFilterSupport::Projections(this->GetWeights(), geometry, devices, "weights");
     }
     else if (mbir::parseWeightType(m_WeightType) != mbir::WeightType::Unweighted)
     {
       const std::vector<float> y = projections->download();
       const std::vector<float> w = mbir::generateWeights(y.data(), y.size(), mbir::parseWeightType(m_WeightType));
       weights = std::make_shared<const mbir::DeviceSinogram>(
-        mbir::DeviceSinogram::upload(backend, mbir::ArrayView3(w, projections->shape())));
+        mbir::DeviceSinogram::upload(devices, mbir::ArrayView3(w, projections->shape())));
     }
     std::shared_ptr<const mbir::DeviceVolume> initial, prox;
     mbir::InitialImage                        init;
     if (this->GetInitialImage() != nullptr)
     {
-      initial = MBIRFilterSupport::Volume(this->GetInitialImage(), geometry, backend, "initial image");
+      initial = MBIRFilterSupport::Volume(this->GetInitialImage(), geometry, devices, "initial image");
       init = mbir::InitialImage::fromVolume(*initial);
     }
-    const mbir::Reconstructor reconstructor(engineGeometry, backend, EngineParameters(engineGeometry));
+    const mbir::Reconstructor reconstructor(engineGeometry, devices, EngineParameters(engineGeometry));
     if (this->GetProxImage() != nullptr)
     {
-      prox = MBIRFilterSupport::Volume(this->GetProxImage(), geometry, backend, "prox image");
+      prox = MBIRFilterSupport::Volume(this->GetProxImage(), geometry, devices, "prox image");
       result = reconstructor.proxMap(*prox, *projections, weights.get(), init);
     }
     else

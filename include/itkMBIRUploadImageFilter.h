@@ -56,16 +56,17 @@ protected:
   void
   GenerateData() override
   {
-    const auto backend = this->ChooseBackend();
+    const int  last = static_cast<int>(this->GetInput()->GetLargestPossibleRegion().GetSize()[2]); // views or slices
+    const auto devices = this->ChooseDevices(last, last);
     auto *     output = this->GetOutput();
     const auto region = this->GetInput()->GetLargestPossibleRegion();
     if (m_Content == ContentEnum::Volume)
     {
-      output->SetVolume(MBIRFilterSupport::Volume(this->GetInput(), backend, "volume"));
+      output->SetVolume(MBIRFilterSupport::Volume(this->GetInput(), devices, "volume"));
     }
     else
     {
-      output->SetProjections(MBIRFilterSupport::Projections(this->GetInput(), backend, "projections"));
+      output->SetProjections(MBIRFilterSupport::Projections(this->GetInput(), devices, "projections"));
     }
     output->SetRegions(region);
   }

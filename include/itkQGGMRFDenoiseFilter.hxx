@@ -50,11 +50,12 @@ QGGMRFDenoiseFilter<TInputImage, TOutputImage>::GenerateData()
   };
   params.progress = MBIRFilterSupport::ProgressReporter(this);
 
-  const auto                backend = this->ChooseBackend();
+  const int  slices = static_cast<int>(this->GetInput()->GetLargestPossibleRegion().GetSize()[2]);
+  const auto devices = this->ChooseDevices(slices, slices);
   mbir::DeviceDenoiseResult result;
   this->UpdateProgress(0.0f);
   MBIRFilterSupport::RunEngine(this, [&] {
-    result = mbir::qggmrfDenoise(*MBIRFilterSupport::Volume(this->GetInput(), backend, "volume"), params);
+    result = mbir::qggmrfDenoise(*MBIRFilterSupport::Volume(this->GetInput(), devices, "volume"), params);
   });
   m_Report = result;
   MBIRFilterSupport::WriteVolume(this->GetOutput(),

@@ -70,6 +70,20 @@ public:
   virtual std::string
   description() const = 0;
 
+  enum class Kind
+  {
+    Cpu,
+    Gpu
+  };
+  virtual Kind
+  kind() const = 0;
+  // Host threads a CPU device computes with (0 for a GPU).
+  virtual int
+  threadCount() const
+  {
+    return 0;
+  }
+
   // Zero-filled device memory.
   virtual DeviceAllocation
   allocateBytes(std::size_t bytes) = 0;
@@ -159,9 +173,16 @@ public:
   weightedProducts(const float * a, const float * b, const float * w, std::size_t n) = 0;
 
   // --- operations on voxel cylinders of a volume (pixels x slices, slices contiguous) ---------------------
+  // Sets slices [firstSlice, lastSlice) of every one of numPixels cylinders of `slices` values to `value`
+  // (a constant start inside a shard's real slices, or zeros over its padding).
+  virtual void
+  fillSlices(float value, float * volume, std::size_t numPixels, int slices, int firstSlice, int lastSlice) = 0;
   // out(b, :) = volume(pixel b, :)
   virtual void
   gatherCylinders(const float * volume, const CylinderBatch & cylinders, float * out) = 0;
+  // out(b) = volume(pixel b, localSlice): one slice of the cylinders (the halos of a slice shard).
+  virtual void
+  gatherSlice(const float * volume, const CylinderBatch & cylinders, int localSlice, float * out) = 0;
   // volume(pixel b, :) += alpha * values(b, :); returns the sum of |alpha * values|.
   virtual double
   scatterAddCylinders(float alpha, const float * values, const CylinderBatch & cylinders, float * volume) = 0;

@@ -50,7 +50,10 @@ struct DeviceDenoiseResult : DenoiseReport
 
 DenoiseResult
 qggmrfDenoise(ArrayView3 image, const DenoiseParams & params, const std::shared_ptr<Backend> & backend);
-// The same on a volume already on a device (its statistics are read back once); the result stays there.
+// Across the devices of a group (the volume split by slice).
+DenoiseResult
+qggmrfDenoise(ArrayView3 image, const DenoiseParams & params, const std::shared_ptr<const DeviceGroup> & devices);
+// The same on a volume already on the devices (its statistics are read back once); the result stays there.
 DeviceDenoiseResult
 qggmrfDenoise(const DeviceVolume & image, const DenoiseParams & params);
 

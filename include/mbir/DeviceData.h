@@ -1,29 +1,35 @@
 #pragma once
-// Sinograms and volumes kept where a backend computes (host memory for the CPU backend, GPU memory for
-// CUDA), so that data used many times are transferred once and results can stay for the next step.
-// Values are checked when they arrive (finite; weights non-negative) and never modified afterwards by
+// Sinograms and volumes kept where the engine computes, split over the devices of a DeviceGroup
+// (host memory for CPU devices, GPU memory for CUDA), so that data used many times are transferred once
+// and results stay for the next step. A sinogram is split by view, a volume by slice, in equal shares
+// whose padding is zero (Devices.h). Values are checked when they arrive (finite) and never modified by
 // the engine's operations that take them as input.
 
 #include "mbir/ArrayView.h"
-#include "mbir/Backend.h"
+#include "mbir/Devices.h"
 
 #include <memory>
 #include <vector>
 
 namespace mbir {
 
-// A sinogram in the device layout [view][channel][row].
+// Device shard d holds views [views().first(d), ... + views().perDevice) in the layout
+// [view][channel][row]; the views past the real count are zero.
 class DeviceSinogram
 {
 public:
   DeviceSinogram() = default;
-  // Zeros of the given shape.
-  DeviceSinogram(std::shared_ptr<Backend> backend, const SinogramShape & shape);
-  // Uploads a host sinogram (views, rows, channels); std::invalid_argument on NaN/Inf, naming the entry.
+  // Zeros of the given (real) shape.
+  DeviceSinogram(std::shared_ptr<const DeviceGroup> group, const SinogramShape & shape);
+  // Uploads a host sinogram (views, rows, channels), shard by shard; std::invalid_argument on NaN/Inf,
+  // naming the entry.
   static DeviceSinogram
-  upload(std::shared_ptr<Backend> backend, ArrayView3 host);
+  upload(std::shared_ptr<const DeviceGroup> group, ArrayView3 host);
+  // The same on one device.
+  static DeviceSinogram
+  upload(std::shared_ptr<Backend> device, ArrayView3 host);
 
-  // The sinogram in the public layout (views, rows, channels).
+  // The real views in the public layout (views, rows, channels).
   std::vector<float>
   download() const;
 
@@ -32,47 +38,62 @@ public:
   {
     return m_Shape;
   }
-  Backend &
-  backend() const
+  const ShardLayout &
+  views() const
   {
-    return *m_Backend;
+    return m_Views;
   }
-  const std::shared_ptr<Backend> &
-  backendPointer() const
+  // The shape of one shard, padding included.
+  SinogramShape
+  shardShape() const
   {
-    return m_Backend;
+    return SinogramShape{ m_Views.perDevice, m_Shape.rows, m_Shape.channels };
+  }
+  const DeviceGroup &
+  group() const
+  {
+    return *m_Group;
+  }
+  const std::shared_ptr<const DeviceGroup> &
+  groupPointer() const
+  {
+    return m_Group;
   }
   bool
   empty() const
   {
-    return m_Values.empty();
+    return m_Shards.empty();
   }
   const float *
-  data() const
+  shard(int d) const
   {
-    return m_Values.data();
+    return m_Shards[d].data();
   }
   float *
-  data()
+  shard(int d)
   {
-    return m_Values.data();
+    return m_Shards[d].data();
   }
 
 private:
-  std::shared_ptr<Backend> m_Backend;
-  SinogramShape            m_Shape;
-  DeviceArray<float>       m_Values;
+  std::shared_ptr<const DeviceGroup> m_Group;
+  SinogramShape                      m_Shape;
+  ShardLayout                        m_Views;
+  std::vector<DeviceArray<float>>    m_Shards;
 };
 
-// A volume (rows, cols, slices) with slices contiguous, every pixel present.
+// A volume (rows, cols, slices). Device shard d holds every pixel's slices [slices().first(d), ... +
+// slices().perDevice), slices contiguous; the slices past the real count are zero.
 class DeviceVolume
 {
 public:
   DeviceVolume() = default;
-  DeviceVolume(std::shared_ptr<Backend> backend, const ReconShape & shape);
+  DeviceVolume(std::shared_ptr<const DeviceGroup> group, const ReconShape & shape);
   // Uploads a host volume (rows, cols, slices); std::invalid_argument on NaN/Inf.
   static DeviceVolume
-  upload(std::shared_ptr<Backend> backend, ArrayView3 host);
+  upload(std::shared_ptr<const DeviceGroup> group, ArrayView3 host);
+  static DeviceVolume
+  upload(std::shared_ptr<Backend> device, ArrayView3 host);
 
   std::vector<float>
   download() const;
@@ -82,37 +103,52 @@ public:
   {
     return m_Shape;
   }
-  Backend &
-  backend() const
+  const ShardLayout &
+  slices() const
   {
-    return *m_Backend;
+    return m_Slices;
   }
-  const std::shared_ptr<Backend> &
-  backendPointer() const
+  ReconShape
+  shardShape() const
   {
-    return m_Backend;
+    return ReconShape{ m_Shape.rows, m_Shape.cols, m_Slices.perDevice };
+  }
+  const DeviceGroup &
+  group() const
+  {
+    return *m_Group;
+  }
+  const std::shared_ptr<const DeviceGroup> &
+  groupPointer() const
+  {
+    return m_Group;
   }
   bool
   empty() const
   {
-    return m_Values.empty();
+    return m_Shards.empty();
   }
   const float *
-  data() const
+  shard(int d) const
   {
-    return m_Values.data();
+    return m_Shards[d].data();
   }
   float *
-  data()
+  shard(int d)
   {
-    return m_Values.data();
+    return m_Shards[d].data();
   }
 
 private:
-  std::shared_ptr<Backend> m_Backend;
-  ReconShape               m_Shape;
-  DeviceArray<float>       m_Values;
+  std::shared_ptr<const DeviceGroup> m_Group;
+  ReconShape                         m_Shape;
+  ShardLayout                        m_Slices;
+  std::vector<DeviceArray<float>>    m_Shards;
 };
+
+// A group of one device.
+std::shared_ptr<const DeviceGroup>
+singleDevice(std::shared_ptr<Backend> device);
 
 // Names the first non-finite entry of an array as "NaN at (a i, b j, c k)" with the given axis names, or
 // returns an empty string.

@@ -1,7 +1,8 @@
 #pragma once
 // Direct (non-iterative) reconstruction, the default MBIR initial image: FBP for parallel beam
 // (spec/projectors.md §2.4), FDK for cone beam with the helical slice correction (§3.5), a directional
-// FBP for multi-axis parallel beam (§5.4), and a normalised back projection for translation.
+// FBP for multi-axis parallel beam (§5.4), and a normalised back projection for translation. Each device
+// filters its own views; the back projection gathers the slices onto their owners.
 
 #include "mbir/Projector.h"
 
@@ -9,15 +10,15 @@
 
 namespace mbir {
 
-// On the projector's device: `sinogram` in the device layout, `volume` all pixels x slices; the ROR
-// cylinders of `volume` are overwritten, the others are left alone.
+// Overwrites the ROR cylinders of `volume` (on the projector's devices) with the direct recon of
+// `sinogram`; the other cylinders are left alone.
 void
-directReconOnDevice(const Projector & projector, const float * sinogram, float * volume);
+directReconInto(const Projector & projector, const DeviceSinogram & sinogram, DeviceVolume & volume);
 
-// Host arrays in the public layouts; zero outside the ROR.
-std::vector<float>
-directRecon(const Projector & projector, const std::vector<float> & sinogram);
+// Zero outside the ROR.
 DeviceVolume
 directRecon(const Projector & projector, const DeviceSinogram & sinogram);
+std::vector<float>
+directRecon(const Projector & projector, const std::vector<float> & sinogram);
 
 } // namespace mbir

@@ -1,7 +1,10 @@
 #pragma once
-// Forward and back projection, and the Hessian diagonal, of one geometry on one backend. The host-array
-// methods take and return the public layouts (sinogram (views, rows, channels), recon (rows, cols,
-// slices)); the arrays passed in are never modified.
+// Forward and back projection, and the Hessian diagonal, of one geometry over the devices of a group:
+// the sinogram split by view, the volume by slice (ARCHITECTURE.md "One reconstruction, as data"). A
+// back projection is a reduce-scatter by slice (each device back-projects its views, the sums land on the
+// owners of the slices), a forward projection an all-gather (each owner's slices reach every device,
+// which projects them onto its views), one owner's slices at a time so transient memory stays one shard.
+// The host-array methods take and return the public layouts; the arrays passed in are never modified.
 
 #include "mbir/Backend.h"
 #include "mbir/DeviceData.h"
@@ -15,8 +18,11 @@ namespace mbir {
 class Projector
 {
 public:
-  // Validates the geometry (std::invalid_argument on bad parameters) and uploads its view table.
-  Projector(Geometry geometry, std::shared_ptr<Backend> backend);
+  // Validates the geometry (std::invalid_argument on bad parameters) and puts its view table and pixel
+  // lists on every device.
+  Projector(Geometry geometry, std::shared_ptr<const DeviceGroup> devices);
+  // On one device.
+  Projector(Geometry geometry, std::shared_ptr<Backend> device);
 
   const Geometry &
   geometry() const
@@ -39,62 +45,101 @@ public:
   {
     return m_RorPixels;
   }
+
+  const DeviceGroup &
+  group() const
+  {
+    return *m_Group;
+  }
+  const std::shared_ptr<const DeviceGroup> &
+  groupPointer() const
+  {
+    return m_Group;
+  }
+  int
+  numDevices() const
+  {
+    return m_Group->size();
+  }
   Backend &
-  backend() const
+  device(int d) const
   {
-    return *m_Backend;
+    return m_Group->device(d);
   }
-  const std::shared_ptr<Backend> &
-  backendPointer() const
+  const ShardLayout &
+  viewLayout() const
   {
-    return m_Backend;
+    return m_Views;
   }
-  const DeviceModel &
-  deviceModel() const
+  const ShardLayout &
+  sliceLayout() const
   {
-    return m_Model;
+    return m_Slices;
   }
-  // The ROR pixels and all pixels as cylinder batches on the device.
-  CylinderBatch
-  rorCylinders() const
+  // "2 x CPU (sharded, 8 threads) (slices padded 63->64)"
+  std::string
+  deviceSummary() const
   {
-    return CylinderBatch{ m_RorPixelsOnDevice.data(), static_cast<int>(m_RorPixels.size()), reconShape().slices };
-  }
-  CylinderBatch
-  allCylinders() const
-  {
-    return CylinderBatch{ m_AllPixelsOnDevice.data(), static_cast<int>(m_AllPixels.size()), reconShape().slices };
-  }
-  // Every view of the geometry.
-  ViewRange
-  allViews() const
-  {
-    return ViewRange{ 0, sinogramShape().views };
-  }
-  // Size of a sinogram (or weights) buffer on the device.
-  std::size_t
-  sinogramSize() const
-  {
-    return sinogramShape().size();
+    return m_Group->summary(m_Views, m_Slices);
   }
 
-  // A x over the ROR cylinders of `recon`; voxels outside the ROR are ignored.
-  std::vector<float>
-  forwardProject(const float * recon) const;
+  // Device d's copy of the geometry, its real views, and its ROR and all pixels as cylinder batches over
+  // its slice shard.
+  const DeviceModel &
+  deviceModel(int d) const
+  {
+    return m_Devices[d].model;
+  }
+  ViewRange
+  views(int d) const
+  {
+    return ViewRange{ m_Views.first(d), m_Views.valid(d) };
+  }
+  CylinderBatch
+  rorCylinders(int d) const;
+  CylinderBatch
+  allCylinders(int d) const;
+  // Sizes of one device's sinogram shard and volume shard, padding included.
+  std::size_t
+  sinogramShardSize() const
+  {
+    return static_cast<std::size_t>(m_Views.perDevice) * sinogramShape().rows * sinogramShape().channels;
+  }
+  std::size_t
+  volumeShardSize() const
+  {
+    return reconShape().numPixels() * m_Slices.perDevice;
+  }
+
+  // --- distributed operations on shards; `batches[d]` names the same cylinders on device d, whose
+  // values on device d are that device's slices (numSlices = the slice share). -------------------------
+  // sinograms[d] += A(views of d, cylinders) values
+  void
+  forward(const std::vector<CylinderBatch> & batches,
+          const std::vector<const float *> & values,
+          const std::vector<float *> &       sinograms) const;
+  // values[d] = (A .^ power)^T (weights .* sinograms) over every device's views, at device d's slices;
+  // weights empty means 1.
+  void
+  back(const std::vector<const float *> & sinograms,
+       const std::vector<const float *> & weights,
+       int                                power,
+       const std::vector<CylinderBatch> & batches,
+       const std::vector<float *> &       values) const;
+
+  // A x over the ROR cylinders; voxels outside the ROR are ignored.
   DeviceSinogram
   forwardProject(const DeviceVolume & recon) const;
-  // A^T y on the ROR cylinders; zero outside the ROR.
   std::vector<float>
-  backProject(const float * sinogram) const;
+  forwardProject(const float * recon) const;
+  // A^T y on the ROR cylinders; zero outside the ROR.
   DeviceVolume
   backProject(const DeviceSinogram & sinogram) const;
-
-  // Throws std::invalid_argument unless the data live on this projector's backend and have its shapes.
-  void
-  checkOnDevice(const DeviceSinogram & sinogram, const char * what) const;
-  void
-  checkOnDevice(const DeviceVolume & volume, const char * what) const;
+  std::vector<float>
+  backProject(const float * sinogram) const;
   // diag(A^T W A) over all pixels; weights == nullptr means W = 1.
+  DeviceVolume
+  hessianDiagonal(const DeviceSinogram * weights) const;
   std::vector<float>
   hessianDiagonal(const float * weights) const;
 
@@ -105,18 +150,36 @@ public:
   std::vector<float>
   sparseBackProject(const float * sinogram, const std::vector<int> & pixels, int power = 1) const;
 
+  // Throws std::invalid_argument unless the data live on this projector's devices and have its shapes.
+  void
+  checkOnDevices(const DeviceSinogram & sinogram, const char * what) const;
+  void
+  checkOnDevices(const DeviceVolume & volume, const char * what) const;
+
+  // Pixel indices on every device, for cylinder batches.
+  std::vector<DeviceArray<int>>
+  uploadPixels(const std::vector<int> & pixels) const;
+  std::vector<CylinderBatch>
+  batchesOf(const std::vector<DeviceArray<int>> & pixels) const;
+
 private:
+  struct PerDevice
+  {
+    DeviceAllocation viewTable;
+    DeviceModel      model;
+    DeviceArray<int> rorPixels;
+    DeviceArray<int> allPixels;
+  };
+
   void
   checkPixels(const std::vector<int> & pixels) const;
 
-  Geometry                 m_Geometry;
-  std::shared_ptr<Backend> m_Backend;
-  DeviceAllocation         m_ViewTable;
-  DeviceModel              m_Model;
-  std::vector<int>         m_RorPixels;
-  std::vector<int>         m_AllPixels;
-  DeviceArray<int>         m_RorPixelsOnDevice;
-  DeviceArray<int>         m_AllPixelsOnDevice;
+  Geometry                           m_Geometry;
+  std::shared_ptr<const DeviceGroup> m_Group;
+  ShardLayout                        m_Views;
+  ShardLayout                        m_Slices;
+  std::vector<int>                   m_RorPixels;
+  std::vector<PerDevice>             m_Devices;
 };
 
 } // namespace mbir

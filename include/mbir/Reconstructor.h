@@ -71,9 +71,20 @@ defaultReconParams(const Geometry & geometry);
 class Reconstructor
 {
 public:
-  // The geometry's default parameters.
-  Reconstructor(Geometry geometry, std::shared_ptr<Backend> backend);
-  Reconstructor(Geometry geometry, std::shared_ptr<Backend> backend, ReconParams params);
+  // On one device, with the geometry's default parameters or the given ones.
+  Reconstructor(Geometry geometry, std::shared_ptr<Backend> device);
+  Reconstructor(Geometry geometry, std::shared_ptr<Backend> device, ReconParams params);
+  // Across the devices of a group, or those a selection gives for this geometry (the default: every
+  // device, DeviceSelection's automatic policy).
+  Reconstructor(Geometry geometry, std::shared_ptr<const DeviceGroup> devices, ReconParams params);
+  Reconstructor(Geometry geometry, const DeviceSelection & selection, ReconParams params);
+
+  // The devices, as the log's first line says, e.g. "2 x CPU (sharded, 8 threads)".
+  std::string
+  deviceSummary() const
+  {
+    return m_Projector.deviceSummary();
+  }
 
   ReconParams &
   params()
@@ -96,7 +107,7 @@ public:
   recon(ArrayView3 sinogram, ArrayView3 weights = {}, InitialImage init = {}) const;
   ReconResult
   recon(const std::vector<float> & sinogram) const;
-  // The same on data already on this reconstructor's backend (uploaded once, reused); the result stays
+  // The same on data already on this reconstructor's devices (uploaded once, reused); the result stays
   // there. Device data were checked when uploaded; weights must be >= 0 there.
   DeviceReconResult
   recon(const DeviceSinogram & sinogram, const DeviceSinogram * weights = nullptr, InitialImage init = {}) const;
@@ -150,6 +161,9 @@ private:
     const;
   RegularizationParams
   regularization(const DeviceSinogram & sinogram, const DeviceSinogram * weights) const;
+  // The sum of the weights over the real views (weights are >= 0).
+  double
+  weightSum(const DeviceSinogram & weights) const;
 
   Projector   m_Projector;
   ReconParams m_Params;

@@ -12,40 +12,68 @@
 namespace mbir {
 namespace {
 
-// The identity forward model: the "sinogram" is the noisy image itself, e = image - x.
+// The identity forward model: the "sinogram" is the noisy image itself, e = image - x, split by slice like
+// the volume.
 class IdentityDataTerm final : public detail::DataTerm
 {
 public:
-  IdentityDataTerm(Backend & backend, float * error, std::size_t size, std::size_t scratch)
-    : m_Backend(backend)
-    , m_Error(error)
-    , m_Size(size)
-    , m_ErrorAtSubset(backend.allocate<float>(scratch))
-  {}
+  IdentityDataTerm(const detail::VcdVolume & volume, detail::PerDevice<float *> error, std::size_t scratch)
+    : m_Volume(volume)
+    , m_Error(std::move(error))
+  {
+    for (int d = 0; d < volume.size(); ++d)
+    {
+      m_ErrorAtSubset.push_back(volume.group->device(d).allocate<float>(scratch));
+    }
+  }
 
   void
-  gradient(const CylinderBatch & subset, float * gradient, float *, bool & hessianIsOne) override
+  gradient(const detail::PerDevice<CylinderBatch> & subset,
+           const detail::PerDevice<float *> &       gradient,
+           const detail::PerDevice<float *> &,
+           bool & hessianIsOne) override
   {
-    m_Backend.gatherCylinders(m_Error, subset, gradient);
+    for (int d = 0; d < m_Volume.size(); ++d)
+    {
+      m_Volume.group->device(d).gatherCylinders(m_Error[d], subset[d], gradient[d]);
+    }
     hessianIsOne = true;
   }
   Backend::WeightedProducts
-  predict(const CylinderBatch & subset, const float * delta) override
+  predict(const detail::PerDevice<CylinderBatch> & subset, const detail::PerDevice<const float *> & delta) override
   {
     m_Delta = delta;
-    m_Backend.gatherCylinders(m_Error, subset, m_ErrorAtSubset.data());
-    return m_Backend.weightedProducts(
-      m_ErrorAtSubset.data(), delta, nullptr, static_cast<std::size_t>(subset.numPixels) * subset.numSlices);
+    std::vector<double> ab, bb;
+    for (int d = 0; d < m_Volume.size(); ++d)
+    {
+      Backend & device = m_Volume.group->device(d);
+      device.gatherCylinders(m_Error[d], subset[d], m_ErrorAtSubset[d].data());
+      const Backend::WeightedProducts p = device.weightedProducts(
+        m_ErrorAtSubset[d].data(), delta[d], nullptr, static_cast<std::size_t>(subset[d].numPixels) * subset[d].numSlices);
+      ab.push_back(p.ab);
+      bb.push_back(p.bb);
+    }
+    Communicator & comm = m_Volume.group->communicator();
+    return Backend::WeightedProducts{ comm.allReduceSum(ab), comm.allReduceSum(bb) };
   }
   void
-  update(const CylinderBatch & subset, float alpha) override
+  update(const detail::PerDevice<CylinderBatch> & subset, float alpha) override
   {
-    m_Backend.scatterAddCylinders(-alpha, m_Delta, subset, m_Error);
+    for (int d = 0; d < m_Volume.size(); ++d)
+    {
+      m_Volume.group->device(d).scatterAddCylinders(-alpha, m_Delta[d], subset[d], m_Error[d]);
+    }
   }
   double
   weightedErrorSquared() override
   {
-    return m_Backend.weightedProducts(m_Error, m_Error, nullptr, m_Size).bb;
+    std::vector<double> sums;
+    for (int d = 0; d < m_Volume.size(); ++d)
+    {
+      const std::size_t size = m_Volume.shardShape().size(); // the padding is zero
+      sums.push_back(m_Volume.group->device(d).weightedProducts(m_Error[d], m_Error[d], nullptr, size).bb);
+    }
+    return m_Volume.group->communicator().allReduceSum(sums);
   }
   double
   meanWeight() const override
@@ -55,15 +83,14 @@ public:
   double
   numData() const override
   {
-    return double(m_Size);
+    return double(m_Volume.shape.size());
   }
 
 private:
-  Backend &          m_Backend;
-  float *            m_Error;
-  std::size_t        m_Size;
-  DeviceArray<float> m_ErrorAtSubset;
-  const float *      m_Delta = nullptr;
+  const detail::VcdVolume &             m_Volume;
+  detail::PerDevice<float *>            m_Error;
+  detail::PerDevice<DeviceArray<float>> m_ErrorAtSubset;
+  detail::PerDevice<const float *>      m_Delta;
 };
 
 } // namespace
@@ -75,11 +102,17 @@ qggmrfDenoise(ArrayView3 image, const DenoiseParams & params, const std::shared_
   {
     throw std::invalid_argument("qggmrfDenoise: no backend given");
   }
+  return qggmrfDenoise(image, params, singleDevice(backend));
+}
+
+DenoiseResult
+qggmrfDenoise(ArrayView3 image, const DenoiseParams & params, const std::shared_ptr<const DeviceGroup> & devices)
+{
   if (image.empty() || image.size() == 0)
   {
     throw std::invalid_argument("qggmrfDenoise: no image given");
   }
-  DeviceDenoiseResult onDevice = qggmrfDenoise(DeviceVolume::upload(backend, image), params);
+  DeviceDenoiseResult onDevice = qggmrfDenoise(DeviceVolume::upload(devices, image), params);
   DenoiseResult       result;
   static_cast<DenoiseReport &>(result) = std::move(onDevice);
   result.image = onDevice.image.download();
@@ -97,12 +130,13 @@ qggmrfDenoise(const DeviceVolume & input, const DenoiseParams & params)
   {
     throw std::invalid_argument("qggmrfDenoise: numSubsets must be >= 1 and maxIterations >= 0");
   }
-  const std::shared_ptr<Backend> & backend = input.backendPointer();
-  const ReconShape                 shape = input.shape();
-  const std::vector<float>         host = input.download(); // the statistics below need host values
-  const ArrayView3                 image(host, shape);
-  DeviceDenoiseResult              result;
-  const auto                       log = detail::makeLog(params.logSink, result.logText);
+  const DeviceGroup &      group = input.group();
+  const int                n = group.size();
+  const ReconShape         shape = input.shape();
+  const std::vector<float> host = input.download(); // the statistics below need host values
+  const ArrayView3         image(host, shape);
+  DeviceDenoiseResult      result;
+  const auto               log = detail::makeLog(params.logSink, result.logText);
 
   // Regularisation from image statistics on about 20 planes along the first axis.
   result.sigmaNoise =
@@ -124,23 +158,47 @@ qggmrfDenoise(const DeviceVolume & input, const DenoiseParams & params)
   if (params.verbose >= 1)
   {
     std::ostringstream head;
-    head << "qGGMRF denoising on " << backend->description() << ": image " << image.str() << ", sigma_noise "
-         << result.sigmaNoise << ", sigma_x " << result.sigmaX;
+    head << "qGGMRF denoising on " << group.summary(ShardLayout(1, n), input.slices()) << ": image " << image.str()
+         << ", sigma_noise " << result.sigmaNoise << ", sigma_x " << result.sigmaX;
     log(head.str());
   }
 
-  result.image = DeviceVolume(backend, shape);
-  backend->copy(input.data(), result.image.data(), shape.size());
-  DeviceArray<float> error = backend->allocate<float>(shape.size()); // e = image - x = 0 at the start
-
+  // The estimate starts at the image (its padding zero), with e = image - x = 0.
+  result.image = DeviceVolume(input.groupPointer(), shape);
+  detail::VcdVolume volume;
+  volume.group = &group;
+  volume.slices = input.slices();
+  volume.shape = shape;
   std::vector<int> pixels(shape.numPixels());
   std::iota(pixels.begin(), pixels.end(), 0);
-  std::mt19937_64                            random(params.seed);
-  std::vector<std::vector<DeviceArray<int>>> partitions(1);
-  std::size_t                                largest = 0;
+  detail::PerDevice<DeviceArray<float>> error;
+  detail::PerDevice<DeviceArray<int>>   all;
+  detail::PerDevice<float *>            errors;
+  for (int d = 0; d < n; ++d)
+  {
+    Backend & device = group.device(d);
+    device.copy(input.shard(d), result.image.shard(d), volume.shardShape().size());
+    device.fillSlices(
+      0.0f, result.image.shard(d), shape.numPixels(), volume.slices.perDevice, volume.slices.valid(d), volume.slices.perDevice);
+    error.push_back(device.allocate<float>(volume.shardShape().size()));
+    errors.push_back(error[d].data());
+    all.push_back(device.upload(pixels.data(), pixels.size()));
+    volume.shards.push_back(result.image.shard(d));
+    volume.all.push_back(CylinderBatch{
+      all[d].data(), static_cast<int>(pixels.size()), volume.slices.perDevice, volume.slices.first(d) });
+  }
+
+  std::mt19937_64    random(params.seed);
+  detail::Partitions partitions(1);
+  std::size_t        largest = 0;
   for (const std::vector<int> & subset : randomPartition(pixels, params.numSubsets, random))
   {
-    partitions[0].push_back(backend->upload(subset.data(), subset.size()));
+    detail::PerDevice<DeviceArray<int>> onDevices;
+    for (int d = 0; d < n; ++d)
+    {
+      onDevices.push_back(group.device(d).upload(subset.data(), subset.size()));
+    }
+    partitions[0].push_back(std::move(onDevices));
     largest = std::max(largest, subset.size());
   }
 
@@ -156,10 +214,9 @@ qggmrfDenoise(const DeviceVolume & input, const DenoiseParams & params)
   settings.log = log;
   settings.progress = params.progress;
 
-  IdentityDataTerm       data(*backend, error.data(), shape.size(), largest * shape.slices);
+  IdentityDataTerm       data(volume, errors, largest * volume.slices.perDevice);
   const std::vector<int> schedule(params.maxIterations, 0);
-  result.log =
-    detail::runVcd(*backend, shape, result.image.data(), data, prior, partitions, schedule, settings, random).log;
+  result.log = detail::runVcd(volume, data, prior, partitions, schedule, settings, random).log;
   return result;
 }
 

@@ -1,5 +1,6 @@
 #include "mbir/DeviceData.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -11,15 +12,25 @@ const char * const kSinogramAxes[3] = { "view", "row", "channel" };
 const char * const kVolumeAxes[3] = { "row", "col", "slice" };
 
 void
-requireBackend(const std::shared_ptr<Backend> & backend, const char * what)
+requireGroup(const std::shared_ptr<const DeviceGroup> & group, const char * what)
 {
-  if (!backend)
+  if (!group)
   {
-    throw std::invalid_argument(std::string(what) + ": no backend given");
+    throw std::invalid_argument(std::string(what) + ": no devices given");
   }
 }
 
 } // namespace
+
+std::shared_ptr<const DeviceGroup>
+singleDevice(std::shared_ptr<Backend> device)
+{
+  if (!device)
+  {
+    throw std::invalid_argument("no device (backend) given");
+  }
+  return std::make_shared<const DeviceGroup>(std::vector<std::shared_ptr<Backend>>{ std::move(device) });
+}
 
 std::string
 firstNonFinite(const ArrayView3 & a, const char * const axes[3])
@@ -39,16 +50,20 @@ firstNonFinite(const ArrayView3 & a, const char * const axes[3])
   return {};
 }
 
-DeviceSinogram::DeviceSinogram(std::shared_ptr<Backend> backend, const SinogramShape & shape)
-  : m_Backend(std::move(backend))
+DeviceSinogram::DeviceSinogram(std::shared_ptr<const DeviceGroup> group, const SinogramShape & shape)
+  : m_Group(std::move(group))
   , m_Shape(shape)
 {
-  requireBackend(m_Backend, "DeviceSinogram");
-  m_Values = m_Backend->allocate<float>(shape.size());
+  requireGroup(m_Group, "DeviceSinogram");
+  m_Views = ShardLayout(shape.views, m_Group->size());
+  for (int d = 0; d < m_Group->size(); ++d)
+  {
+    m_Shards.push_back(m_Group->device(d).allocate<float>(shardShape().size()));
+  }
 }
 
 DeviceSinogram
-DeviceSinogram::upload(std::shared_ptr<Backend> backend, ArrayView3 host)
+DeviceSinogram::upload(std::shared_ptr<const DeviceGroup> group, ArrayView3 host)
 {
   if (host.empty())
   {
@@ -58,32 +73,58 @@ DeviceSinogram::upload(std::shared_ptr<Backend> backend, ArrayView3 host)
   {
     throw std::invalid_argument("the sinogram contains " + bad + "; replace or mask bad detector values");
   }
-  DeviceSinogram sinogram(std::move(backend), SinogramShape{ host.shape[0], host.shape[1], host.shape[2] });
-  sinogram.backend().uploadSinogram(host.data, sinogram.m_Shape, sinogram.data());
+  DeviceSinogram    sinogram(std::move(group), SinogramShape{ host.shape[0], host.shape[1], host.shape[2] });
+  const std::size_t viewSize = static_cast<std::size_t>(host.shape[1]) * host.shape[2];
+  for (int d = 0; d < sinogram.group().size(); ++d)
+  {
+    const int valid = sinogram.m_Views.valid(d);
+    if (valid > 0)
+    {
+      sinogram.group().device(d).uploadSinogram(host.data + sinogram.m_Views.first(d) * viewSize,
+                                                SinogramShape{ valid, host.shape[1], host.shape[2] },
+                                                sinogram.shard(d));
+    }
+  }
   return sinogram;
+}
+
+DeviceSinogram
+DeviceSinogram::upload(std::shared_ptr<Backend> device, ArrayView3 host)
+{
+  return upload(singleDevice(std::move(device)), host);
 }
 
 std::vector<float>
 DeviceSinogram::download() const
 {
   std::vector<float> host(m_Shape.size());
-  if (!host.empty())
+  const std::size_t  viewSize = static_cast<std::size_t>(m_Shape.rows) * m_Shape.channels;
+  for (int d = 0; d < group().size(); ++d)
   {
-    m_Backend->downloadSinogram(data(), m_Shape, host.data());
+    const int valid = m_Views.valid(d);
+    if (valid > 0)
+    {
+      group().device(d).downloadSinogram(
+        shard(d), SinogramShape{ valid, m_Shape.rows, m_Shape.channels }, host.data() + m_Views.first(d) * viewSize);
+    }
   }
   return host;
 }
 
-DeviceVolume::DeviceVolume(std::shared_ptr<Backend> backend, const ReconShape & shape)
-  : m_Backend(std::move(backend))
+DeviceVolume::DeviceVolume(std::shared_ptr<const DeviceGroup> group, const ReconShape & shape)
+  : m_Group(std::move(group))
   , m_Shape(shape)
 {
-  requireBackend(m_Backend, "DeviceVolume");
-  m_Values = m_Backend->allocate<float>(shape.size());
+  requireGroup(m_Group, "DeviceVolume");
+  m_Slices = ShardLayout(shape.slices, m_Group->size());
+  for (int d = 0; d < m_Group->size(); ++d)
+  {
+    m_Shards.push_back(m_Group->device(d).allocate<float>(shardShape().size()));
+  }
 }
 
 DeviceVolume
-DeviceVolume::upload(std::shared_ptr<Backend> backend, ArrayView3 host)
+DeviceVolume::upload(std::shared_ptr<const DeviceGroup> group, ArrayView3 host)
 {
   if (host.empty())
   {
@@ -93,18 +134,53 @@ DeviceVolume::upload(std::shared_ptr<Backend> backend, ArrayView3 host)
   {
     throw std::invalid_argument("the volume contains " + bad);
   }
-  DeviceVolume volume(std::move(backend), ReconShape{ host.shape[0], host.shape[1], host.shape[2] });
-  volume.backend().copyToDevice(host.data, volume.data(), host.size() * sizeof(float));
+  DeviceVolume       volume(std::move(group), ReconShape{ host.shape[0], host.shape[1], host.shape[2] });
+  const ReconShape & r = volume.m_Shape;
+  const int          per = volume.m_Slices.perDevice;
+  if (volume.group().size() == 1)
+  {
+    volume.group().device(0).copyToDevice(host.data, volume.shard(0), host.size() * sizeof(float));
+    return volume;
+  }
+  std::vector<float> staging(r.numPixels() * per); // one shard, its padding zero
+  for (int d = 0; d < volume.group().size(); ++d)
+  {
+    const int first = volume.m_Slices.first(d), valid = volume.m_Slices.valid(d);
+    for (std::size_t p = 0; p < r.numPixels(); ++p)
+    {
+      std::copy_n(host.data + p * r.slices + first, valid, staging.begin() + p * per);
+      std::fill(staging.begin() + p * per + valid, staging.begin() + (p + 1) * per, 0.0f);
+    }
+    volume.group().device(d).copyToDevice(staging.data(), volume.shard(d), staging.size() * sizeof(float));
+  }
   return volume;
+}
+
+DeviceVolume
+DeviceVolume::upload(std::shared_ptr<Backend> device, ArrayView3 host)
+{
+  return upload(singleDevice(std::move(device)), host);
 }
 
 std::vector<float>
 DeviceVolume::download() const
 {
   std::vector<float> host(m_Shape.size());
-  if (!host.empty())
+  if (group().size() == 1)
   {
-    m_Backend->copyToHost(data(), host.data(), host.size() * sizeof(float));
+    group().device(0).copyToHost(shard(0), host.data(), host.size() * sizeof(float));
+    return host;
+  }
+  const int          per = m_Slices.perDevice;
+  std::vector<float> staging(m_Shape.numPixels() * per);
+  for (int d = 0; d < group().size(); ++d)
+  {
+    group().device(d).copyToHost(shard(d), staging.data(), staging.size() * sizeof(float));
+    const int first = m_Slices.first(d), valid = m_Slices.valid(d);
+    for (std::size_t p = 0; p < m_Shape.numPixels(); ++p)
+    {
+      std::copy_n(staging.begin() + p * per, valid, host.begin() + p * m_Shape.slices + first);
+    }
   }
   return host;
 }

@@ -15,52 +15,84 @@ rampAlongChannels(const SinogramShape & shape, double scale)
   return std::vector<RampDirection>(shape.views, RampDirection{ static_cast<float>(scale), 0.0f });
 }
 
-// Overwrites the ROR cylinders of `volume` with `values` (ROR pixels x slices).
+// Overwrites the ROR cylinders of each volume shard with `values` (ROR pixels x the shard's slices).
 void
-replaceRorCylinders(Backend & backend, const CylinderBatch & ror, const float * values, float * volume)
+replaceRorCylinders(const Projector & projector, const std::vector<float *> & values, DeviceVolume & volume)
 {
-  DeviceArray<float> previous = backend.allocate<float>(static_cast<std::size_t>(ror.numPixels) * ror.numSlices);
-  backend.gatherCylinders(volume, ror, previous.data());
-  backend.scatterAddCylinders(-1.0f, previous.data(), ror, volume);
-  backend.scatterAddCylinders(1.0f, values, ror, volume);
+  for (int d = 0; d < projector.numDevices(); ++d)
+  {
+    Backend &           device = projector.device(d);
+    const CylinderBatch ror = projector.rorCylinders(d);
+    DeviceArray<float>  previous = device.allocate<float>(static_cast<std::size_t>(ror.numPixels) * ror.numSlices);
+    device.gatherCylinders(volume.shard(d), ror, previous.data());
+    device.scatterAddCylinders(-1.0f, previous.data(), ror, volume.shard(d));
+    device.scatterAddCylinders(1.0f, values[d], ror, volume.shard(d));
+  }
 }
 
-// Ramp-filters the sinogram (after an optional per-detector-cell weight), back-projects it on the ROR,
-// applies an optional per-slice factor and writes the result into the ROR cylinders of `volume`.
+// Per device: weights its real views per detector cell (optional), ramp-filters them with the views'
+// directions, back-projects all devices' filtered views onto the ROR cylinders of its slices, scales its
+// slices by a per-slice factor (optional) and writes them into the volume.
 void
 filteredBackProjection(const Projector &                  projector,
-                       const float *                      sinogram,
+                       const DeviceSinogram &             sinogram,
                        const std::vector<float> &         cellWeights,
                        const std::vector<RampDirection> & directions,
                        const std::vector<float> &         sliceFactors,
-                       float *                            volume)
+                       DeviceVolume &                     volume)
 {
-  Backend &             backend = projector.backend();
-  const SinogramShape & shape = projector.sinogramShape();
-  DeviceArray<float>    filtered = backend.allocate<float>(projector.sinogramSize());
-  backend.copy(sinogram, filtered.data(), filtered.size());
-  if (!cellWeights.empty())
+  const SinogramShape &           shape = projector.sinogramShape();
+  const ShardLayout &             views = projector.viewLayout();
+  const ShardLayout &             slices = projector.sliceLayout();
+  std::vector<DeviceArray<float>> filtered, values;
+  std::vector<const float *>      sources;
+  std::vector<float *>            targets;
+  std::vector<CylinderBatch>      batches;
+  for (int d = 0; d < projector.numDevices(); ++d)
   {
-    const DeviceArray<float> weights = backend.upload(cellWeights.data(), cellWeights.size());
-    backend.multiplyPeriodic(weights.data(), weights.size(), filtered.data(), filtered.size());
+    Backend & device = projector.device(d);
+    filtered.push_back(device.allocate<float>(projector.sinogramShardSize()));
+    const int           valid = views.valid(d);
+    const SinogramShape real{ valid, shape.rows, shape.channels };
+    if (valid > 0)
+    {
+      device.copy(sinogram.shard(d), filtered[d].data(), real.size());
+      if (!cellWeights.empty())
+      {
+        const DeviceArray<float> weights = device.upload(cellWeights.data(), cellWeights.size());
+        device.multiplyPeriodic(weights.data(), weights.size(), filtered[d].data(), real.size());
+      }
+      const std::vector<RampDirection> mine(directions.begin() + views.first(d),
+                                            directions.begin() + views.first(d) + valid);
+      device.rampFilter(filtered[d].data(), real, mine, filtered[d].data());
+    }
+    batches.push_back(projector.rorCylinders(d));
+    values.push_back(device.allocate<float>(static_cast<std::size_t>(batches[d].numPixels) * batches[d].numSlices));
+    sources.push_back(filtered[d].data());
+    targets.push_back(values[d].data());
   }
-  backend.rampFilter(filtered.data(), shape, directions, filtered.data());
-
-  const CylinderBatch ror = projector.rorCylinders();
-  DeviceArray<float>  values = backend.allocate<float>(static_cast<std::size_t>(ror.numPixels) * ror.numSlices);
-  backend.backProject(projector.deviceModel(), ror, filtered.data(), nullptr, projector.allViews(), 1, values.data());
-  filtered = DeviceArray<float>();
+  projector.back(sources, {}, 1, batches, targets);
+  filtered.clear();
   if (!sliceFactors.empty())
   {
-    const DeviceArray<float> factors = backend.upload(sliceFactors.data(), sliceFactors.size());
-    backend.multiplyPeriodic(factors.data(), factors.size(), values.data(), values.size());
+    for (int d = 0; d < projector.numDevices(); ++d)
+    {
+      std::vector<float> mine(slices.perDevice, 0.0f); // padding slices stay 0
+      for (int k = 0; k < slices.valid(d); ++k)
+      {
+        mine[k] = sliceFactors[slices.first(d) + k];
+      }
+      const DeviceArray<float> factors = projector.device(d).upload(mine.data(), mine.size());
+      projector.device(d).multiplyPeriodic(
+        factors.data(), factors.size(), targets[d], static_cast<std::size_t>(batches[d].numPixels) * mine.size());
+    }
   }
-  replaceRorCylinders(backend, ror, values.data(), volume);
+  replaceRorCylinders(projector, targets, volume);
 }
 
 // FBP: 1 / (voxel area) cancels the area the adjoint spreads per voxel; pi / V is the angular step.
 void
-direct(const ParallelBeamGeometry & g, const Projector & projector, const float * sinogram, float * volume)
+direct(const ParallelBeamGeometry & g, const Projector & projector, const DeviceSinogram & sinogram, DeviceVolume & volume)
 {
   const double area = double(g.deltaVoxel) * g.deltaY();
   filteredBackProjection(
@@ -71,7 +103,7 @@ direct(const ParallelBeamGeometry & g, const Projector & projector, const float 
 // projector (it supplies the distance weight), and for a helix each slice divided by the fraction of
 // views whose detector covers it.
 void
-direct(const ConeBeamGeometry & g, const Projector & projector, const float * sinogram, float * volume)
+direct(const ConeBeamGeometry & g, const Projector & projector, const DeviceSinogram & sinogram, DeviceVolume & volume)
 {
   const SinogramShape & s = g.sinogramShape;
   const double          D = g.sourceDetectorDist;
@@ -118,7 +150,10 @@ direct(const ConeBeamGeometry & g, const Projector & projector, const float * si
 // |k . d'| with d' = (dd/dalpha) dalpha + (dd/depsilon) deps (spec §5.4, with the cos(epsilon) factor of
 // the azimuth term); a scan covering the azimuths more than once is divided by its redundancy.
 void
-direct(const MultiAxisParallelGeometry & g, const Projector & projector, const float * sinogram, float * volume)
+direct(const MultiAxisParallelGeometry & g,
+       const Projector &                 projector,
+       const DeviceSinogram &            sinogram,
+       DeviceVolume &                    volume)
 {
   const int V = g.sinogramShape.views;
   // Central differences inside, one-sided at the ends (numpy.gradient).
@@ -153,40 +188,63 @@ direct(const MultiAxisParallelGeometry & g, const Projector & projector, const f
 // x = A^T (y / A 1) / A^T 1 (one SIRT step from zero), exact for a uniform object and the usual
 // tomosynthesis shift-and-add otherwise.
 void
-direct(const TranslationGeometry &, const Projector & projector, const float * sinogram, float * volume)
+direct(const TranslationGeometry &, const Projector & projector, const DeviceSinogram & sinogram, DeviceVolume & volume)
 {
-  Backend &           backend = projector.backend();
-  const CylinderBatch ror = projector.rorCylinders();
-  const std::size_t   cylinders = static_cast<std::size_t>(ror.numPixels) * ror.numSlices;
-  DeviceArray<float>  ones = backend.allocate<float>(std::max(cylinders, projector.sinogramSize()));
-  backend.fill(1.0f, ones.data(), ones.size());
-
-  DeviceArray<float> rowSums = backend.allocate<float>(projector.sinogramSize());
-  backend.forwardProject(projector.deviceModel(), ror, ones.data(), projector.allViews(), rowSums.data());
-  backend.divideWherePositive(sinogram, rowSums.data(), rowSums.data(), rowSums.size());
-  DeviceArray<float> values = backend.allocate<float>(cylinders);
-  backend.backProject(projector.deviceModel(), ror, rowSums.data(), nullptr, projector.allViews(), 1, values.data());
-  rowSums = DeviceArray<float>();
-  DeviceArray<float> columnSums = backend.allocate<float>(cylinders);
-  backend.backProject(projector.deviceModel(), ror, ones.data(), nullptr, projector.allViews(), 1, columnSums.data());
-  backend.divideWherePositive(values.data(), columnSums.data(), values.data(), cylinders);
-  replaceRorCylinders(backend, ror, values.data(), volume);
+  const int                       n = projector.numDevices();
+  std::vector<DeviceArray<float>> ones, rowSums, values, columnSums;
+  std::vector<CylinderBatch>      batches;
+  for (int d = 0; d < n; ++d)
+  {
+    Backend & device = projector.device(d);
+    batches.push_back(projector.rorCylinders(d));
+    const std::size_t cylinders = static_cast<std::size_t>(batches[d].numPixels) * batches[d].numSlices;
+    ones.push_back(device.allocate<float>(std::max(cylinders, projector.sinogramShardSize())));
+    device.fill(1.0f, ones[d].data(), ones[d].size());
+    rowSums.push_back(device.allocate<float>(projector.sinogramShardSize()));
+    values.push_back(device.allocate<float>(cylinders));
+    columnSums.push_back(device.allocate<float>(cylinders));
+  }
+  auto pointers = [](std::vector<DeviceArray<float>> & a) {
+    std::vector<float *> p;
+    for (auto & x : a)
+      p.push_back(x.data());
+    return p;
+  };
+  auto constPointers = [](std::vector<DeviceArray<float>> & a) {
+    std::vector<const float *> p;
+    for (auto & x : a)
+      p.push_back(x.data());
+    return p;
+  };
+  projector.forward(batches, constPointers(ones), pointers(rowSums));
+  for (int d = 0; d < n; ++d)
+  {
+    projector.device(d).divideWherePositive(sinogram.shard(d), rowSums[d].data(), rowSums[d].data(), rowSums[d].size());
+  }
+  projector.back(constPointers(rowSums), {}, 1, batches, pointers(values));
+  projector.back(constPointers(ones), {}, 1, batches, pointers(columnSums));
+  for (int d = 0; d < n; ++d)
+  {
+    projector.device(d).divideWherePositive(values[d].data(), columnSums[d].data(), values[d].data(), values[d].size());
+  }
+  replaceRorCylinders(projector, pointers(values), volume);
 }
 
 } // namespace
 
 void
-directReconOnDevice(const Projector & projector, const float * sinogram, float * volume)
+directReconInto(const Projector & projector, const DeviceSinogram & sinogram, DeviceVolume & volume)
 {
+  projector.checkOnDevices(sinogram, "the sinogram");
+  projector.checkOnDevices(volume, "the volume");
   std::visit([&](const auto & g) { direct(g, projector, sinogram, volume); }, projector.geometry());
 }
 
 DeviceVolume
 directRecon(const Projector & projector, const DeviceSinogram & sinogram)
 {
-  projector.checkOnDevice(sinogram, "the sinogram");
-  DeviceVolume volume(projector.backendPointer(), projector.reconShape());
-  directReconOnDevice(projector, sinogram.data(), volume.data());
+  DeviceVolume volume(projector.groupPointer(), projector.reconShape());
+  directReconInto(projector, sinogram, volume);
   return volume;
 }
 
@@ -194,7 +252,7 @@ std::vector<float>
 directRecon(const Projector & projector, const std::vector<float> & sinogram)
 {
   const ArrayView3 checked(sinogram, projector.sinogramShape());
-  return directRecon(projector, DeviceSinogram::upload(projector.backendPointer(), checked)).download();
+  return directRecon(projector, DeviceSinogram::upload(projector.groupPointer(), checked)).download();
 }
 
 } // namespace mbir

@@ -1,5 +1,6 @@
 #include "mbir/Projector.h"
 
+#include <algorithm>
 #include <numeric>
 #include <stdexcept>
 
@@ -22,25 +23,289 @@ makeDeviceModel(const G & geometry, Backend & backend, DeviceAllocation & viewTa
 
 } // namespace
 
-Projector::Projector(Geometry geometry, std::shared_ptr<Backend> backend)
+Projector::Projector(Geometry geometry, std::shared_ptr<Backend> device)
+  : Projector(std::move(geometry), singleDevice(std::move(device)))
+{}
+
+Projector::Projector(Geometry geometry, std::shared_ptr<const DeviceGroup> devices)
   : m_Geometry(std::move(geometry))
-  , m_Backend(std::move(backend))
+  , m_Group(std::move(devices))
 {
-  if (!m_Backend)
+  if (!m_Group)
   {
-    throw std::invalid_argument("Projector: no backend given");
+    throw std::invalid_argument("Projector: no devices given");
   }
-  std::visit(
-    [this](const auto & g) {
-      g.validate();
-      m_Model = makeDeviceModel(g, *m_Backend, m_ViewTable);
-      m_RorPixels = g.rorMask.pixelIndices(g.reconShape);
-    },
-    m_Geometry);
-  m_AllPixels.resize(reconShape().numPixels());
-  std::iota(m_AllPixels.begin(), m_AllPixels.end(), 0);
-  m_RorPixelsOnDevice = m_Backend->upload(m_RorPixels.data(), m_RorPixels.size());
-  m_AllPixelsOnDevice = m_Backend->upload(m_AllPixels.data(), m_AllPixels.size());
+  std::visit([this](const auto & g) { g.validate(); }, m_Geometry);
+  m_Views = ShardLayout(sinogramShape().views, numDevices());
+  m_Slices = ShardLayout(reconShape().slices, numDevices());
+  m_RorPixels = detectorAndGridOf(m_Geometry).rorMask.pixelIndices(reconShape());
+  std::vector<int> all(reconShape().numPixels());
+  std::iota(all.begin(), all.end(), 0);
+  m_Devices.resize(numDevices());
+  for (int d = 0; d < numDevices(); ++d)
+  {
+    PerDevice & pd = m_Devices[d];
+    std::visit([&](const auto & g) { pd.model = makeDeviceModel(g, device(d), pd.viewTable); }, m_Geometry);
+    pd.rorPixels = device(d).upload(m_RorPixels.data(), m_RorPixels.size());
+    pd.allPixels = device(d).upload(all.data(), all.size());
+  }
+}
+
+CylinderBatch
+Projector::rorCylinders(int d) const
+{
+  return CylinderBatch{
+    m_Devices[d].rorPixels.data(), static_cast<int>(m_RorPixels.size()), m_Slices.perDevice, m_Slices.first(d)
+  };
+}
+
+CylinderBatch
+Projector::allCylinders(int d) const
+{
+  return CylinderBatch{ m_Devices[d].allPixels.data(),
+                        static_cast<int>(reconShape().numPixels()),
+                        m_Slices.perDevice,
+                        m_Slices.first(d) };
+}
+
+std::vector<DeviceArray<int>>
+Projector::uploadPixels(const std::vector<int> & pixels) const
+{
+  std::vector<DeviceArray<int>> onDevices;
+  for (int d = 0; d < numDevices(); ++d)
+  {
+    onDevices.push_back(device(d).upload(pixels.data(), pixels.size()));
+  }
+  return onDevices;
+}
+
+std::vector<CylinderBatch>
+Projector::batchesOf(const std::vector<DeviceArray<int>> & pixels) const
+{
+  std::vector<CylinderBatch> batches;
+  for (int d = 0; d < numDevices(); ++d)
+  {
+    batches.push_back(
+      CylinderBatch{ pixels[d].data(), static_cast<int>(pixels[d].size()), m_Slices.perDevice, m_Slices.first(d) });
+  }
+  return batches;
+}
+
+void
+Projector::forward(const std::vector<CylinderBatch> & batches,
+                   const std::vector<const float *> & values,
+                   const std::vector<float *> &       sinograms) const
+{
+  const int                       n = numDevices();
+  const std::size_t               band = static_cast<std::size_t>(batches[0].numPixels) * m_Slices.perDevice;
+  std::vector<DeviceArray<float>> received(n);
+  for (int owner = 0; owner < n; ++owner)
+  {
+    if (m_Slices.valid(owner) == 0)
+    {
+      continue; // only padding: nothing to project
+    }
+    for (int d = 0; d < n; ++d)
+    {
+      const float * slices = values[owner];
+      if (d != owner)
+      {
+        if (received[d].empty())
+        {
+          received[d] = device(d).allocate<float>(band);
+        }
+        m_Group->communicator().copy(owner, values[owner], d, received[d].data(), band);
+        slices = received[d].data();
+      }
+      CylinderBatch batch = batches[d];
+      batch.firstSlice = m_Slices.first(owner);
+      if (views(d).count > 0)
+      {
+        device(d).forwardProject(m_Devices[d].model, batch, slices, views(d), sinograms[d]);
+      }
+    }
+  }
+}
+
+void
+Projector::back(const std::vector<const float *> & sinograms,
+                const std::vector<const float *> & weights,
+                int                                power,
+                const std::vector<CylinderBatch> & batches,
+                const std::vector<float *> &       values) const
+{
+  const int                       n = numDevices();
+  const std::size_t               band = static_cast<std::size_t>(batches[0].numPixels) * m_Slices.perDevice;
+  std::vector<DeviceArray<float>> partial(n);
+  for (int owner = 0; owner < n; ++owner)
+  {
+    std::vector<float *> buffers(n);
+    for (int d = 0; d < n; ++d)
+    {
+      if (d == owner)
+      {
+        buffers[d] = values[owner];
+      }
+      else
+      {
+        if (partial[d].empty())
+        {
+          partial[d] = device(d).allocate<float>(band);
+        }
+        buffers[d] = partial[d].data();
+      }
+      device(d).fillZero(buffers[d], band * sizeof(float));
+      if (m_Slices.valid(owner) > 0 && views(d).count > 0)
+      {
+        CylinderBatch batch = batches[d];
+        batch.firstSlice = m_Slices.first(owner);
+        device(d).backProject(
+          m_Devices[d].model, batch, sinograms[d], weights.empty() ? nullptr : weights[d], views(d), power, buffers[d]);
+      }
+    }
+    m_Group->communicator().reduce(owner, buffers, band);
+  }
+}
+
+void
+Projector::checkOnDevices(const DeviceSinogram & sinogram, const char * what) const
+{
+  if (sinogram.empty())
+  {
+    throw std::invalid_argument(std::string(what) + " is empty");
+  }
+  if (!sinogram.group().sameDevices(*m_Group))
+  {
+    throw std::invalid_argument(std::string(what) + " lives on other devices (" + sinogram.group().summary() +
+                                ") than the reconstruction (" + m_Group->summary() + "); upload it to these first");
+  }
+  if (!(sinogram.shape() == sinogramShape()))
+  {
+    throw std::invalid_argument(std::string(what) + " has shape " + sinogram.shape().str() +
+                                " but the geometry needs " + sinogramShape().str());
+  }
+}
+
+void
+Projector::checkOnDevices(const DeviceVolume & volume, const char * what) const
+{
+  if (volume.empty())
+  {
+    throw std::invalid_argument(std::string(what) + " is empty");
+  }
+  if (!volume.group().sameDevices(*m_Group))
+  {
+    throw std::invalid_argument(std::string(what) + " lives on other devices (" + volume.group().summary() +
+                                ") than the reconstruction (" + m_Group->summary() + "); upload it to these first");
+  }
+  if (!(volume.shape() == reconShape()))
+  {
+    throw std::invalid_argument(std::string(what) + " has shape " + volume.shape().str() + " but the geometry needs " +
+                                reconShape().str());
+  }
+}
+
+DeviceSinogram
+Projector::forwardProject(const DeviceVolume & recon) const
+{
+  checkOnDevices(recon, "the volume");
+  std::vector<DeviceArray<float>> cylinders;
+  std::vector<CylinderBatch>      batches;
+  std::vector<const float *>      values;
+  DeviceSinogram                  sinogram(m_Group, sinogramShape());
+  std::vector<float *>            targets;
+  for (int d = 0; d < numDevices(); ++d)
+  {
+    batches.push_back(rorCylinders(d));
+    cylinders.push_back(device(d).allocate<float>(m_RorPixels.size() * m_Slices.perDevice));
+    device(d).gatherCylinders(recon.shard(d), batches[d], cylinders[d].data());
+    values.push_back(cylinders[d].data());
+    targets.push_back(sinogram.shard(d));
+  }
+  forward(batches, values, targets);
+  return sinogram;
+}
+
+DeviceVolume
+Projector::backProject(const DeviceSinogram & sinogram) const
+{
+  checkOnDevices(sinogram, "the sinogram");
+  std::vector<DeviceArray<float>> cylinders;
+  std::vector<CylinderBatch>      batches;
+  std::vector<const float *>      sources;
+  std::vector<float *>            values;
+  for (int d = 0; d < numDevices(); ++d)
+  {
+    batches.push_back(rorCylinders(d));
+    cylinders.push_back(device(d).allocate<float>(m_RorPixels.size() * m_Slices.perDevice));
+    values.push_back(cylinders[d].data());
+    sources.push_back(sinogram.shard(d));
+  }
+  back(sources, {}, 1, batches, values);
+  DeviceVolume volume(m_Group, reconShape());
+  for (int d = 0; d < numDevices(); ++d)
+  {
+    device(d).scatterAddCylinders(1.0f, values[d], batches[d], volume.shard(d));
+  }
+  return volume;
+}
+
+DeviceVolume
+Projector::hessianDiagonal(const DeviceSinogram * weights) const
+{
+  DeviceSinogram ones;
+  if (weights)
+  {
+    checkOnDevices(*weights, "the weights");
+  }
+  else
+  {
+    ones = DeviceSinogram(m_Group, sinogramShape());
+    for (int d = 0; d < numDevices(); ++d)
+    {
+      device(d).fill(1.0f, ones.shard(d), sinogramShardSize());
+    }
+  }
+  const DeviceSinogram &     w = weights ? *weights : ones;
+  DeviceVolume               hessian(m_Group, reconShape());
+  std::vector<const float *> sources;
+  std::vector<CylinderBatch> batches;
+  std::vector<float *>       values;
+  for (int d = 0; d < numDevices(); ++d)
+  {
+    sources.push_back(w.shard(d));
+    batches.push_back(allCylinders(d)); // every pixel, in order: the values are the volume shard
+    values.push_back(hessian.shard(d));
+  }
+  back(sources, {}, 2, batches, values);
+  return hessian;
+}
+
+std::vector<float>
+Projector::forwardProject(const float * recon) const
+{
+  const ReconShape & r = reconShape();
+  return forwardProject(DeviceVolume::upload(m_Group, ArrayView3(recon, { r.rows, r.cols, r.slices }))).download();
+}
+
+std::vector<float>
+Projector::backProject(const float * sinogram) const
+{
+  const SinogramShape & s = sinogramShape();
+  return backProject(DeviceSinogram::upload(m_Group, ArrayView3(sinogram, { s.views, s.rows, s.channels })))
+    .download();
+}
+
+std::vector<float>
+Projector::hessianDiagonal(const float * weights) const
+{
+  if (!weights)
+  {
+    return hessianDiagonal(static_cast<const DeviceSinogram *>(nullptr)).download();
+  }
+  const SinogramShape & s = sinogramShape();
+  const DeviceSinogram  w = DeviceSinogram::upload(m_Group, ArrayView3(weights, { s.views, s.rows, s.channels }));
+  return hessianDiagonal(&w).download();
 }
 
 void
@@ -61,16 +326,25 @@ std::vector<float>
 Projector::sparseForwardProject(const float * values, const std::vector<int> & pixels) const
 {
   checkPixels(pixels);
-  const SinogramShape & sino = sinogramShape();
-  const int             slices = reconShape().slices;
-  DeviceArray<int>      devicePixels = m_Backend->upload(pixels.data(), pixels.size());
-  DeviceArray<float>    deviceValues = m_Backend->upload(values, pixels.size() * slices);
-  DeviceArray<float>    deviceSino = m_Backend->allocate<float>(sino.size());
-  const CylinderBatch   batch{ devicePixels.data(), static_cast<int>(pixels.size()), slices };
-  m_Backend->forwardProject(m_Model, batch, deviceValues.data(), ViewRange{ 0, sino.views }, deviceSino.data());
-  std::vector<float> result(sino.size());
-  m_Backend->downloadSinogram(deviceSino.data(), sino, result.data());
-  return result;
+  const int                           slices = reconShape().slices;
+  const std::vector<DeviceArray<int>> onDevices = uploadPixels(pixels);
+  const std::vector<CylinderBatch>    batches = batchesOf(onDevices);
+  // The cylinders as a volume of pixels.size() pixels, split by slice like any volume.
+  const DeviceVolume cylinders = DeviceVolume::upload(
+    m_Group, ArrayView3(values, { 1, static_cast<int>(pixels.size()), slices }));
+  DeviceSinogram             sinogram(m_Group, sinogramShape());
+  std::vector<const float *> sources;
+  std::vector<float *>       targets;
+  for (int d = 0; d < numDevices(); ++d)
+  {
+    sources.push_back(cylinders.shard(d));
+    targets.push_back(sinogram.shard(d));
+  }
+  if (!pixels.empty())
+  {
+    forward(batches, sources, targets);
+  }
+  return sinogram.download();
 }
 
 std::vector<float>
@@ -82,102 +356,23 @@ Projector::sparseBackProject(const float * sinogram, const std::vector<int> & pi
                                 std::to_string(power));
   }
   checkPixels(pixels);
-  const SinogramShape & sino = sinogramShape();
-  const int             slices = reconShape().slices;
-  DeviceArray<int>      devicePixels = m_Backend->upload(pixels.data(), pixels.size());
-  DeviceArray<float>    deviceSino = m_Backend->allocate<float>(sino.size());
-  m_Backend->uploadSinogram(sinogram, sino, deviceSino.data());
-  DeviceArray<float>  deviceValues = m_Backend->allocate<float>(pixels.size() * slices);
-  const CylinderBatch batch{ devicePixels.data(), static_cast<int>(pixels.size()), slices };
-  m_Backend->backProject(
-    m_Model, batch, deviceSino.data(), nullptr, ViewRange{ 0, sino.views }, power, deviceValues.data());
-  std::vector<float> result(pixels.size() * slices);
-  m_Backend->copyToHost(deviceValues.data(), result.data(), result.size() * sizeof(float));
-  return result;
-}
-
-void
-Projector::checkOnDevice(const DeviceSinogram & sinogram, const char * what) const
-{
-  if (sinogram.empty() || &sinogram.backend() != m_Backend.get())
+  const SinogramShape &               s = sinogramShape();
+  const DeviceSinogram                y = DeviceSinogram::upload(m_Group, ArrayView3(sinogram, { s.views, s.rows, s.channels }));
+  const std::vector<DeviceArray<int>> onDevices = uploadPixels(pixels);
+  const std::vector<CylinderBatch>    batches = batchesOf(onDevices);
+  DeviceVolume               cylinders(m_Group, ReconShape{ 1, static_cast<int>(pixels.size()), reconShape().slices });
+  std::vector<const float *> sources;
+  std::vector<float *>       targets;
+  for (int d = 0; d < numDevices(); ++d)
   {
-    throw std::invalid_argument(
-      std::string(what) +
-      (sinogram.empty() ? " is empty" : " lives on another device (" + sinogram.backend().description() + ")") +
-      "; upload it to " + m_Backend->description() + " first");
+    sources.push_back(y.shard(d));
+    targets.push_back(cylinders.shard(d));
   }
-  if (!(sinogram.shape() == sinogramShape()))
+  if (!pixels.empty())
   {
-    throw std::invalid_argument(std::string(what) + " has shape " + sinogram.shape().str() +
-                                " but the geometry needs " + sinogramShape().str());
+    back(sources, {}, power, batches, targets);
   }
-}
-
-void
-Projector::checkOnDevice(const DeviceVolume & volume, const char * what) const
-{
-  if (volume.empty() || &volume.backend() != m_Backend.get())
-  {
-    throw std::invalid_argument(
-      std::string(what) +
-      (volume.empty() ? " is empty" : " lives on another device (" + volume.backend().description() + ")") +
-      "; upload it to " + m_Backend->description() + " first");
-  }
-  if (!(volume.shape() == reconShape()))
-  {
-    throw std::invalid_argument(std::string(what) + " has shape " + volume.shape().str() + " but the geometry needs " +
-                                reconShape().str());
-  }
-}
-
-DeviceSinogram
-Projector::forwardProject(const DeviceVolume & recon) const
-{
-  checkOnDevice(recon, "the volume");
-  const CylinderBatch ror = rorCylinders();
-  DeviceArray<float>  cylinders = m_Backend->allocate<float>(static_cast<std::size_t>(ror.numPixels) * ror.numSlices);
-  m_Backend->gatherCylinders(recon.data(), ror, cylinders.data());
-  DeviceSinogram sinogram(m_Backend, sinogramShape());
-  m_Backend->forwardProject(m_Model, ror, cylinders.data(), allViews(), sinogram.data());
-  return sinogram;
-}
-
-DeviceVolume
-Projector::backProject(const DeviceSinogram & sinogram) const
-{
-  checkOnDevice(sinogram, "the sinogram");
-  const CylinderBatch ror = rorCylinders();
-  DeviceArray<float>  values = m_Backend->allocate<float>(static_cast<std::size_t>(ror.numPixels) * ror.numSlices);
-  m_Backend->backProject(m_Model, ror, sinogram.data(), nullptr, allViews(), 1, values.data());
-  DeviceVolume volume(m_Backend, reconShape());
-  m_Backend->scatterAddCylinders(1.0f, values.data(), ror, volume.data());
-  return volume;
-}
-
-std::vector<float>
-Projector::forwardProject(const float * recon) const
-{
-  const ReconShape & r = reconShape();
-  return forwardProject(DeviceVolume::upload(m_Backend, ArrayView3(recon, { r.rows, r.cols, r.slices }))).download();
-}
-
-std::vector<float>
-Projector::backProject(const float * sinogram) const
-{
-  const SinogramShape & s = sinogramShape();
-  return backProject(DeviceSinogram::upload(m_Backend, ArrayView3(sinogram, { s.views, s.rows, s.channels })))
-    .download();
-}
-
-std::vector<float>
-Projector::hessianDiagonal(const float * weights) const
-{
-  if (weights)
-  {
-    return sparseBackProject(weights, m_AllPixels, 2);
-  }
-  const std::vector<float> ones(sinogramShape().size(), 1.0f);
-  return sparseBackProject(ones.data(), m_AllPixels, 2);
+  return cylinders.download();
 }
 
 } // namespace mbir

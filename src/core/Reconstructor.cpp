@@ -12,49 +12,79 @@
 namespace mbir {
 namespace {
 
-// The projector as VCD's data term: the error sinogram e = y - A x and the weights stay on the device.
+// The projector as VCD's data term: the error sinogram e = y - A x and the weights stay on the devices,
+// split by view; the data Hessian diagonal is split by slice like the volume.
 class ProjectorDataTerm final : public detail::DataTerm
 {
 public:
-  ProjectorDataTerm(const Projector & projector,
-                    float *           error,
-                    const float *     weights,
-                    const float *     hessian,
-                    double            meanWeight)
+  ProjectorDataTerm(const Projector &                         projector,
+                    detail::PerDevice<float *>                error,
+                    detail::PerDevice<const float *>          weights,
+                    detail::PerDevice<const float *>          hessian,
+                    double                                    meanWeight)
     : m_Projector(projector)
-    , m_Backend(projector.backend())
-    , m_Error(error)
-    , m_Weights(weights)
-    , m_Hessian(hessian)
-    , m_Change(m_Backend.allocate<float>(projector.sinogramSize()))
+    , m_Error(std::move(error))
+    , m_Weights(std::move(weights))
+    , m_Hessian(std::move(hessian))
     , m_MeanWeight(meanWeight)
-  {}
+  {
+    for (int d = 0; d < projector.numDevices(); ++d)
+    {
+      m_Change.push_back(projector.device(d).allocate<float>(projector.sinogramShardSize()));
+    }
+  }
 
   void
-  gradient(const CylinderBatch & subset, float * gradient, float * hessian, bool & hessianIsOne) override
+  gradient(const detail::PerDevice<CylinderBatch> & subset,
+           const detail::PerDevice<float *> &       gradient,
+           const detail::PerDevice<float *> &       hessian,
+           bool &                                   hessianIsOne) override
   {
-    const std::size_t n = static_cast<std::size_t>(subset.numPixels) * subset.numSlices;
-    m_Backend.fill(0.0f, gradient, n);
-    m_Backend.backProject(m_Projector.deviceModel(), subset, m_Error, m_Weights, m_Projector.allViews(), 1, gradient);
-    m_Backend.gatherCylinders(m_Hessian, subset, hessian);
+    m_Projector.back({ m_Error.begin(), m_Error.end() }, m_Weights, 1, subset, gradient);
+    for (int d = 0; d < m_Projector.numDevices(); ++d)
+    {
+      m_Projector.device(d).gatherCylinders(m_Hessian[d], subset[d], hessian[d]);
+    }
     hessianIsOne = false;
   }
   Backend::WeightedProducts
-  predict(const CylinderBatch & subset, const float * delta) override
+  predict(const detail::PerDevice<CylinderBatch> & subset, const detail::PerDevice<const float *> & delta) override
   {
-    m_Backend.fill(0.0f, m_Change.data(), m_Change.size());
-    m_Backend.forwardProject(m_Projector.deviceModel(), subset, delta, m_Projector.allViews(), m_Change.data());
-    return m_Backend.weightedProducts(m_Error, m_Change.data(), m_Weights, m_Change.size());
+    detail::PerDevice<float *> change;
+    for (int d = 0; d < m_Projector.numDevices(); ++d)
+    {
+      m_Projector.device(d).fillZero(m_Change[d].data(), m_Change[d].size() * sizeof(float));
+      change.push_back(m_Change[d].data());
+    }
+    m_Projector.forward(subset, delta, change);
+    std::vector<double> ab, bb;
+    for (int d = 0; d < m_Projector.numDevices(); ++d)
+    {
+      const Backend::WeightedProducts p =
+        m_Projector.device(d).weightedProducts(m_Error[d], m_Change[d].data(), weightsOf(d), realSize(d));
+      ab.push_back(p.ab);
+      bb.push_back(p.bb);
+    }
+    Communicator & comm = m_Projector.group().communicator();
+    return Backend::WeightedProducts{ comm.allReduceSum(ab), comm.allReduceSum(bb) };
   }
   void
-  update(const CylinderBatch &, float alpha) override
+  update(const detail::PerDevice<CylinderBatch> &, float alpha) override
   {
-    m_Backend.axpby(-alpha, m_Change.data(), 1.0f, m_Error, m_Change.size());
+    for (int d = 0; d < m_Projector.numDevices(); ++d)
+    {
+      m_Projector.device(d).axpby(-alpha, m_Change[d].data(), 1.0f, m_Error[d], realSize(d));
+    }
   }
   double
   weightedErrorSquared() override
   {
-    return m_Backend.weightedProducts(m_Error, m_Error, m_Weights, m_Change.size()).bb;
+    std::vector<double> sums;
+    for (int d = 0; d < m_Projector.numDevices(); ++d)
+    {
+      sums.push_back(m_Projector.device(d).weightedProducts(m_Error[d], m_Error[d], weightsOf(d), realSize(d)).bb);
+    }
+    return m_Projector.group().communicator().allReduceSum(sums);
   }
   double
   meanWeight() const override
@@ -64,17 +94,29 @@ public:
   double
   numData() const override
   {
-    return double(m_Change.size());
+    return double(m_Projector.sinogramShape().size());
   }
 
 private:
-  const Projector &  m_Projector;
-  Backend &          m_Backend;
-  float *            m_Error;
-  const float *      m_Weights;
-  const float *      m_Hessian;
-  DeviceArray<float> m_Change;
-  double             m_MeanWeight;
+  // The real views of device d's shard, which come first.
+  std::size_t
+  realSize(int d) const
+  {
+    const SinogramShape & s = m_Projector.sinogramShape();
+    return static_cast<std::size_t>(m_Projector.viewLayout().valid(d)) * s.rows * s.channels;
+  }
+  const float *
+  weightsOf(int d) const
+  {
+    return m_Weights.empty() ? nullptr : m_Weights[d];
+  }
+
+  const Projector &                   m_Projector;
+  detail::PerDevice<float *>          m_Error;
+  detail::PerDevice<const float *>    m_Weights;
+  detail::PerDevice<const float *>    m_Hessian;
+  detail::PerDevice<DeviceArray<float>> m_Change;
+  double                              m_MeanWeight;
 };
 
 void
@@ -104,13 +146,34 @@ defaultReconParams(const Geometry & geometry)
   return params;
 }
 
-Reconstructor::Reconstructor(Geometry geometry, std::shared_ptr<Backend> backend)
-  : m_Projector(std::move(geometry), std::move(backend))
+Reconstructor::Reconstructor(Geometry geometry, std::shared_ptr<Backend> device)
+  : m_Projector(std::move(geometry), std::move(device))
   , m_Params(defaultReconParams(m_Projector.geometry()))
 {}
 
-Reconstructor::Reconstructor(Geometry geometry, std::shared_ptr<Backend> backend, ReconParams params)
-  : m_Projector(std::move(geometry), std::move(backend))
+Reconstructor::Reconstructor(Geometry geometry, std::shared_ptr<Backend> device, ReconParams params)
+  : m_Projector(std::move(geometry), std::move(device))
+  , m_Params(std::move(params))
+{}
+
+Reconstructor::Reconstructor(Geometry geometry, std::shared_ptr<const DeviceGroup> devices, ReconParams params)
+  : m_Projector(std::move(geometry), std::move(devices))
+  , m_Params(std::move(params))
+{}
+
+namespace {
+
+std::shared_ptr<const DeviceGroup>
+devicesFor(const Geometry & geometry, const DeviceSelection & selection)
+{
+  return std::make_shared<const DeviceGroup>(
+    selection.resolve(sinogramShapeOf(geometry).views, reconShapeOf(geometry).slices));
+}
+
+} // namespace
+
+Reconstructor::Reconstructor(Geometry geometry, const DeviceSelection & selection, ReconParams params)
+  : m_Projector(geometry, devicesFor(geometry, selection))
   , m_Params(std::move(params))
 {}
 
@@ -215,11 +278,11 @@ Reconstructor::checkInputs(const DeviceSinogram & sinogram,
                            const InitialImage &   init,
                            const DeviceVolume *   proxInput) const
 {
-  m_Projector.checkOnDevice(sinogram, "the sinogram");
+  m_Projector.checkOnDevices(sinogram, "the sinogram");
   if (weights)
   {
-    m_Projector.checkOnDevice(*weights, "the weights");
-    if (weights->backend().sumAbs(weights->data(), weights->shape().size()) == 0.0)
+    m_Projector.checkOnDevices(*weights, "the weights");
+    if (weightSum(*weights) == 0.0)
     {
       throw std::invalid_argument("the weights are all zero: no data would enter the reconstruction");
     }
@@ -230,7 +293,7 @@ Reconstructor::checkInputs(const DeviceSinogram & sinogram,
     {
       throw std::invalid_argument("a recon of device data takes its initial volume on the device too; upload it");
     }
-    m_Projector.checkOnDevice(*init.deviceVolume, "the initial volume");
+    m_Projector.checkOnDevices(*init.deviceVolume, "the initial volume");
   }
   else if (init.kind == InitialImage::Kind::Constant && !std::isfinite(init.constant))
   {
@@ -238,7 +301,7 @@ Reconstructor::checkInputs(const DeviceSinogram & sinogram,
   }
   if (proxInput)
   {
-    m_Projector.checkOnDevice(*proxInput, "the proximal-map input");
+    m_Projector.checkOnDevices(*proxInput, "the proximal-map input");
   }
   checkParams();
 }
@@ -289,22 +352,22 @@ Reconstructor::solveFromHost(ArrayView3   sinogram,
   {
     reg.sigmaProx = sigmaProx;
   }
-  const std::shared_ptr<Backend> & backend = m_Projector.backendPointer();
-  const DeviceSinogram             y = DeviceSinogram::upload(backend, sinogram);
+  const std::shared_ptr<const DeviceGroup> & devices = m_Projector.groupPointer();
+  const DeviceSinogram                       y = DeviceSinogram::upload(devices, sinogram);
   DeviceSinogram                   w;
   if (!weights.empty())
   {
-    w = DeviceSinogram::upload(backend, weights);
+    w = DeviceSinogram::upload(devices, weights);
   }
   DeviceVolume initVolume, prox;
   if (init.kind == InitialImage::Kind::Volume && !init.deviceVolume)
   {
-    initVolume = DeviceVolume::upload(backend, init.volume);
+    initVolume = DeviceVolume::upload(devices, init.volume);
     init.deviceVolume = &initVolume;
   }
   if (!proxInput.empty())
   {
-    prox = DeviceVolume::upload(backend, proxInput);
+    prox = DeviceVolume::upload(devices, proxInput);
   }
   DeviceReconResult onDevice = solve(y, w.empty() ? nullptr : &w, init, prox.empty() ? nullptr : &prox, reg);
   ReconResult       result;
@@ -369,89 +432,105 @@ Reconstructor::solve(const DeviceSinogram & sinogram,
                      const DeviceVolume *   proxInput,
                      RegularizationParams   reg) const
 {
-  const std::shared_ptr<Backend> & backendPointer = m_Projector.backendPointer();
-  Backend &                        backend = *backendPointer;
-  const SinogramShape &            sinoShape = m_Projector.sinogramShape();
-  const ReconShape &               shape = m_Projector.reconShape();
-  const std::size_t                sinoSize = sinoShape.size();
-  DeviceReconResult                result;
+  const DeviceGroup &   group = m_Projector.group();
+  const int             n = group.size();
+  const SinogramShape & sinoShape = m_Projector.sinogramShape();
+  const ReconShape &    shape = m_Projector.reconShape();
+  const ShardLayout &   views = m_Projector.viewLayout();
+  const ShardLayout &   slices = m_Projector.sliceLayout();
+  DeviceReconResult     result;
   result.regularization = reg;
   const auto log = detail::makeLog(m_Params.logSink, result.logText);
   if (m_Params.verbose >= 1)
   {
     std::ostringstream head;
-    head << "MBIR on " << backend.description() << ": sinogram " << sinoShape.str() << ", recon " << shape.str()
-         << ", sigma_y " << reg.sigmaY << ", sigma_x " << reg.sigmaX;
+    head << "MBIR on " << m_Projector.deviceSummary() << ": sinogram " << sinoShape.str() << ", recon "
+         << shape.str() << ", sigma_y " << reg.sigmaY << ", sigma_x " << reg.sigmaX;
     if (proxInput)
       head << ", proximal prior sigma_prox " << reg.sigmaProx;
     log(head.str());
   }
-  const float * y = sinogram.data();
-  const float * w = weights ? weights->data() : nullptr;
-  const double  meanWeight = weights ? backend.sumAbs(w, sinoSize) / double(sinoSize) : 1.0;
+  const double meanWeight = weights ? weightSum(*weights) / double(sinoShape.size()) : 1.0;
+  auto realSize = [&](int d) { return static_cast<std::size_t>(views.valid(d)) * sinoShape.rows * sinoShape.channels; };
 
   // Hessian diagonal of the data term, diag(A^T W A), at every pixel.
-  DeviceArray<float> hessian = backend.allocate<float>(shape.size());
+  const DeviceVolume hessian = m_Projector.hessianDiagonal(weights);
+
+  // Initial image; its padding slices are zero whatever the caller's volume holds there.
+  result.recon = DeviceVolume(m_Projector.groupPointer(), shape);
+  DeviceVolume & x = result.recon;
+  for (int d = 0; d < n; ++d)
   {
-    DeviceArray<float> ones;
-    if (!w)
+    Backend & device = group.device(d);
+    if (init.kind == InitialImage::Kind::Constant)
     {
-      ones = backend.allocate<float>(sinoSize);
-      backend.fill(1.0f, ones.data(), sinoSize);
+      device.fillSlices(init.constant, x.shard(d), shape.numPixels(), slices.perDevice, 0, slices.valid(d));
     }
-    backend.backProject(m_Projector.deviceModel(),
-                        m_Projector.allCylinders(),
-                        w ? w : ones.data(),
-                        nullptr,
-                        m_Projector.allViews(),
-                        2,
-                        hessian.data());
+    else if (init.kind == InitialImage::Kind::Volume)
+    {
+      device.copy(init.deviceVolume->shard(d), x.shard(d), m_Projector.volumeShardSize());
+      device.fillSlices(0.0f, x.shard(d), shape.numPixels(), slices.perDevice, slices.valid(d), slices.perDevice);
+    }
+  }
+  if (init.kind == InitialImage::Kind::DirectRecon)
+  {
+    directReconInto(m_Projector, sinogram, x);
   }
 
-  // Initial image and error sinogram e = y - A x0.
-  result.recon = DeviceVolume(backendPointer, shape);
-  float * x = result.recon.data();
-  switch (init.kind)
+  // Error sinogram e = y - A x0, each device its own views.
+  detail::PerDevice<DeviceArray<float>> error;
   {
-    case InitialImage::Kind::DirectRecon:
-      directReconOnDevice(m_Projector, y, x);
-      break;
-    case InitialImage::Kind::Constant:
-      backend.fill(init.constant, x, shape.size());
-      break;
-    case InitialImage::Kind::Volume:
-      backend.copy(init.deviceVolume->data(), x, shape.size());
-      break;
-  }
-  DeviceArray<float> error = backend.allocate<float>(sinoSize);
-  {
-    const CylinderBatch ror = m_Projector.rorCylinders();
-    DeviceArray<float>  cylinders = backend.allocate<float>(static_cast<std::size_t>(ror.numPixels) * ror.numSlices);
-    backend.gatherCylinders(x, ror, cylinders.data());
-    backend.forwardProject(m_Projector.deviceModel(), ror, cylinders.data(), m_Projector.allViews(), error.data());
+    detail::PerDevice<DeviceArray<float>> cylinders;
+    std::vector<CylinderBatch>            ror;
+    std::vector<const float *>            values;
+    std::vector<float *>                  targets;
+    for (int d = 0; d < n; ++d)
+    {
+      error.push_back(group.device(d).allocate<float>(m_Projector.sinogramShardSize()));
+      ror.push_back(m_Projector.rorCylinders(d));
+      cylinders.push_back(group.device(d).allocate<float>(static_cast<std::size_t>(ror[d].numPixels) * ror[d].numSlices));
+      group.device(d).gatherCylinders(x.shard(d), ror[d], cylinders[d].data());
+      values.push_back(cylinders[d].data());
+      targets.push_back(error[d].data());
+    }
+    m_Projector.forward(ror, values, targets);
   }
   float scale = 1.0f;
   if (init.kind == InitialImage::Kind::DirectRecon)
   {
     // Least-squares intensity scale of the direct recon.
-    const Backend::WeightedProducts p = backend.weightedProducts(y, error.data(), w, sinoSize);
-    if (p.bb > 0.0)
-      scale = static_cast<float>(p.ab / p.bb);
-    backend.axpby(0.0f, x, scale, x, shape.size());
+    std::vector<double> ab, bb;
+    for (int d = 0; d < n; ++d)
+    {
+      const Backend::WeightedProducts p = group.device(d).weightedProducts(
+        sinogram.shard(d), error[d].data(), weights ? weights->shard(d) : nullptr, realSize(d));
+      ab.push_back(p.ab);
+      bb.push_back(p.bb);
+    }
+    const double sumBB = group.communicator().allReduceSum(bb);
+    if (sumBB > 0.0)
+      scale = static_cast<float>(group.communicator().allReduceSum(ab) / sumBB);
+    for (int d = 0; d < n; ++d)
+    {
+      group.device(d).axpby(0.0f, x.shard(d), scale, x.shard(d), m_Projector.volumeShardSize());
+    }
   }
-  backend.axpby(1.0f, y, -scale, error.data(), sinoSize);
+  for (int d = 0; d < n; ++d)
+  {
+    group.device(d).axpby(1.0f, sinogram.shard(d), -scale, error[d].data(), realSize(d));
+  }
 
-  // Partitions of the ROR pixels for the granularities the schedule uses.
+  // Partitions of the ROR pixels for the granularities the schedule uses, on every device.
   std::mt19937_64        random(m_Params.seed);
   const std::vector<int> schedule = partitionSchedule(m_Params.partitionSequence, m_Params.maxIterations);
-  std::vector<std::vector<DeviceArray<int>>> partitions(m_Params.granularity.size());
+  detail::Partitions     partitions(m_Params.granularity.size());
   for (std::size_t g = 0; g < m_Params.granularity.size(); ++g)
   {
     if (std::find(schedule.begin(), schedule.end(), int(g)) == schedule.end())
       continue;
     for (const std::vector<int> & subset : randomPartition(m_Projector.rorPixels(), m_Params.granularity[g], random))
     {
-      partitions[g].push_back(backend.upload(subset.data(), subset.size()));
+      partitions[g].push_back(m_Projector.uploadPixels(subset));
     }
   }
 
@@ -460,7 +539,10 @@ Reconstructor::solve(const DeviceSinogram & sinogram,
     detail::makeQGGMRFParams(reg.sigmaX, m_Params.p, m_Params.q, m_Params.T, m_Params.qggmrfNeighbourWeights);
   if (proxInput)
   {
-    prior.proxInput = proxInput->data();
+    for (int d = 0; d < n; ++d)
+    {
+      prior.proxInput.push_back(proxInput->shard(d));
+    }
     prior.sigmaProx = reg.sigmaProx;
   }
 
@@ -473,12 +555,39 @@ Reconstructor::solve(const DeviceSinogram & sinogram,
   settings.log = log;
   settings.progress = m_Params.progress;
 
-  ProjectorDataTerm        data(m_Projector, error.data(), w, hessian.data(), meanWeight);
-  const detail::VcdOutcome outcome =
-    detail::runVcd(backend, shape, x, data, prior, partitions, schedule, settings, random);
+  detail::VcdVolume volume;
+  volume.group = &group;
+  volume.slices = slices;
+  volume.shape = shape;
+  detail::PerDevice<float *>       errors;
+  detail::PerDevice<const float *> weightShards, hessianShards;
+  for (int d = 0; d < n; ++d)
+  {
+    volume.shards.push_back(x.shard(d));
+    volume.all.push_back(m_Projector.allCylinders(d));
+    errors.push_back(error[d].data());
+    if (weights)
+      weightShards.push_back(weights->shard(d));
+    hessianShards.push_back(hessian.shard(d));
+  }
+  ProjectorDataTerm        data(m_Projector, errors, weightShards, hessianShards, meanWeight);
+  const detail::VcdOutcome outcome = detail::runVcd(volume, data, prior, partitions, schedule, settings, random);
   result.log = outcome.log;
   result.stoppedOnThreshold = outcome.stoppedOnThreshold;
   return result;
+}
+
+double
+Reconstructor::weightSum(const DeviceSinogram & weights) const
+{
+  const SinogramShape & s = weights.shape();
+  std::vector<double>   sums;
+  for (int d = 0; d < weights.group().size(); ++d)
+  {
+    sums.push_back(weights.group().device(d).sumAbs(
+      weights.shard(d), static_cast<std::size_t>(weights.views().valid(d)) * s.rows * s.channels));
+  }
+  return weights.group().communicator().allReduceSum(sums);
 }
 
 std::vector<float>

@@ -8,6 +8,85 @@
 #include <numeric>
 
 namespace mbir::detail {
+namespace {
+
+// Per-device scratch of n floats each.
+PerDevice<DeviceArray<float>>
+allocateEach(const DeviceGroup & group, std::size_t n)
+{
+  PerDevice<DeviceArray<float>> arrays;
+  for (int d = 0; d < group.size(); ++d)
+  {
+    arrays.push_back(group.device(d).allocate<float>(n));
+  }
+  return arrays;
+}
+
+template<typename T>
+PerDevice<T *>
+pointers(PerDevice<DeviceArray<T>> & arrays)
+{
+  PerDevice<T *> p;
+  for (auto & a : arrays)
+    p.push_back(a.data());
+  return p;
+}
+
+template<typename T>
+PerDevice<const T *>
+constPointers(PerDevice<DeviceArray<T>> & arrays)
+{
+  PerDevice<const T *> p;
+  for (auto & a : arrays)
+    p.push_back(a.data());
+  return p;
+}
+
+// The slices just outside each device's shard at the subset's cylinders: below[d] holds the last slice of
+// device d-1, above[d] the first slice of device d+1 (unused where the volume ends or only padding
+// follows). Exchanged before every subset, so the prior sees exactly the values of one device.
+struct Halos
+{
+  PerDevice<DeviceArray<float>> below, above, staging;
+
+  Halos(const DeviceGroup & group, std::size_t pixels)
+    : below(allocateEach(group, group.size() > 1 ? pixels : 0))
+    , above(allocateEach(group, group.size() > 1 ? pixels : 0))
+    , staging(allocateEach(group, group.size() > 1 ? pixels : 0))
+  {}
+
+  void
+  exchange(const VcdVolume & volume, const PerDevice<CylinderBatch> & subset)
+  {
+    Communicator &      comm = volume.group->communicator();
+    const std::size_t   count = static_cast<std::size_t>(subset[0].numPixels);
+    const ShardLayout & s = volume.slices;
+    for (int d = 0; d + 1 < volume.size(); ++d)
+    {
+      if (s.valid(d + 1) == 0)
+      {
+        break; // only padding from here on
+      }
+      volume.group->device(d).gatherSlice(volume.shards[d], subset[d], s.perDevice - 1, staging[d].data());
+      comm.copy(d, staging[d].data(), d + 1, below[d + 1].data(), count);
+      volume.group->device(d + 1).gatherSlice(volume.shards[d + 1], subset[d + 1], 0, staging[d + 1].data());
+      comm.copy(d + 1, staging[d + 1].data(), d, above[d].data(), count);
+    }
+  }
+
+  const float *
+  belowOf(const VcdVolume & volume, int d) const
+  {
+    return d > 0 && volume.slices.valid(d) > 0 ? below[d].data() : nullptr;
+  }
+  const float *
+  aboveOf(const VcdVolume & volume, int d) const
+  {
+    return d + 1 < volume.size() && volume.slices.valid(d + 1) > 0 ? above[d].data() : nullptr;
+  }
+};
+
+} // namespace
 
 kernels::QGGMRFParams
 makeQGGMRFParams(float sigmaX, float p, float q, float T, const std::array<float, 3> & neighbourWeights)
@@ -34,47 +113,73 @@ makeLog(const std::function<void(const std::string &)> & sink, std::string & tex
 }
 
 double
-priorCost(Backend & backend, const ReconShape & shape, const float * volume, const PriorTerm & prior)
+priorCost(const VcdVolume & volume, const PriorTerm & prior)
 {
-  if (!prior.proxInput)
+  const int           n = volume.size();
+  const ShardLayout & s = volume.slices;
+  std::vector<double> costs(n, 0.0);
+  for (int d = 0; d < n; ++d)
   {
-    return backend.qggmrfCost(prior.qggmrf, volume, shape, kernels::SliceShard{ 0, shape.slices }, nullptr);
+    Backend &         device = volume.group->device(d);
+    const std::size_t size = volume.shardShape().size();
+    if (prior.proxInput.empty())
+    {
+      // The pairs across the shard's upper end need the next device's first slice.
+      DeviceArray<float> abovePlane;
+      if (d + 1 < n && s.valid(d + 1) > 0)
+      {
+        Backend & next = volume.group->device(d + 1);
+        abovePlane = device.allocate<float>(volume.shape.numPixels());
+        DeviceArray<float> staging = next.allocate<float>(volume.shape.numPixels());
+        next.gatherSlice(volume.shards[d + 1], volume.all[d + 1], 0, staging.data());
+        volume.group->communicator().copy(d + 1, staging.data(), d, abovePlane.data(), abovePlane.size());
+      }
+      costs[d] = device.qggmrfCost(prior.qggmrf,
+                                   volume.shards[d],
+                                   volume.shardShape(),
+                                   kernels::SliceShard{ s.first(d), s.real },
+                                   abovePlane.empty() ? nullptr : abovePlane.data());
+      continue;
+    }
+    DeviceArray<float> difference = device.allocate<float>(size);
+    device.copy(volume.shards[d], difference.data(), size);
+    device.axpby(-1.0f, prior.proxInput[d], 1.0f, difference.data(), size);
+    costs[d] = device.weightedProducts(difference.data(), difference.data(), nullptr, size).bb /
+               (2.0 * double(prior.sigmaProx) * prior.sigmaProx);
   }
-  DeviceArray<float> difference = backend.allocate<float>(shape.size());
-  backend.copy(volume, difference.data(), shape.size());
-  backend.axpby(-1.0f, prior.proxInput, 1.0f, difference.data(), shape.size());
-  const double squared = backend.weightedProducts(difference.data(), difference.data(), nullptr, shape.size()).bb;
-  return squared / (2.0 * double(prior.sigmaProx) * prior.sigmaProx);
+  return volume.group->communicator().allReduceSum(costs);
 }
 
 VcdOutcome
-runVcd(Backend &                                          backend,
-       const ReconShape &                                 shape,
-       float *                                            volume,
-       DataTerm &                                         data,
-       const PriorTerm &                                  prior,
-       const std::vector<std::vector<DeviceArray<int>>> & partitions,
-       const std::vector<int> &                           schedule,
-       const VcdSettings &                                settings,
-       std::mt19937_64 &                                  random)
+runVcd(VcdVolume &              volume,
+       DataTerm &               data,
+       const PriorTerm &        prior,
+       const Partitions &       partitions,
+       const std::vector<int> & schedule,
+       const VcdSettings &      settings,
+       std::mt19937_64 &        random)
 {
-  const int   slices = shape.slices;
-  std::size_t largest = 0;
+  const int           n = volume.size();
+  const DeviceGroup & group = *volume.group;
+  Communicator &      comm = group.communicator();
+  const int           perDevice = volume.slices.perDevice;
+  std::size_t         largest = 0;
   for (const auto & partition : partitions)
   {
-    for (const DeviceArray<int> & subset : partition)
+    for (const auto & subset : partition)
     {
-      largest = std::max(largest, subset.size());
+      largest = std::max(largest, subset[0].size());
     }
   }
-  const std::size_t  scratch = largest * slices;
-  DeviceArray<float> gradient = backend.allocate<float>(scratch);
-  DeviceArray<float> dataHessian = backend.allocate<float>(scratch);
-  DeviceArray<float> priorGradient = backend.allocate<float>(scratch);
-  DeviceArray<float> priorHessian = backend.allocate<float>(scratch);
-  DeviceArray<float> delta = backend.allocate<float>(scratch);
-  DeviceArray<float> current = backend.allocate<float>(settings.positivity ? scratch : 0);
-  const float        proxScale = 1.0f / (prior.sigmaProx * prior.sigmaProx);
+  const std::size_t             scratch = largest * perDevice;
+  PerDevice<DeviceArray<float>> gradient = allocateEach(group, scratch);
+  PerDevice<DeviceArray<float>> dataHessian = allocateEach(group, scratch);
+  PerDevice<DeviceArray<float>> priorGradient = allocateEach(group, scratch);
+  PerDevice<DeviceArray<float>> priorHessian = allocateEach(group, scratch);
+  PerDevice<DeviceArray<float>> delta = allocateEach(group, scratch);
+  PerDevice<DeviceArray<float>> current = allocateEach(group, settings.positivity ? scratch : 0);
+  Halos                         halos(group, prior.proxInput.empty() ? largest : 0);
+  const float                   proxScale = 1.0f / (prior.sigmaProx * prior.sigmaProx);
 
   // Progress counts subsets over the whole schedule; an early stop jumps to 1.
   std::size_t totalSubsets = 0, subsetsDone = 0;
@@ -92,9 +197,9 @@ runVcd(Backend &                                          backend,
   VcdOutcome outcome;
   for (std::size_t iteration = 0; iteration < schedule.size(); ++iteration)
   {
-    const auto                            start = std::chrono::steady_clock::now();
-    const std::vector<DeviceArray<int>> & partition = partitions[schedule[iteration]];
-    std::vector<int>                      order(partition.size());
+    const auto                                  start = std::chrono::steady_clock::now();
+    const std::vector<PerDevice<DeviceArray<int>>> & partition = partitions[schedule[iteration]];
+    std::vector<int>                            order(partition.size());
     std::iota(order.begin(), order.end(), 0);
     if (settings.shuffleSubsets)
     {
@@ -104,42 +209,68 @@ runVcd(Backend &                                          backend,
     double changed = 0.0, alphaSum = 0.0;
     for (const int s : order)
     {
-      const CylinderBatch subset{ partition[s].data(), static_cast<int>(partition[s].size()), slices };
-      const std::size_t   n = partition[s].size() * slices;
-
-      if (prior.proxInput)
+      PerDevice<CylinderBatch> subset;
+      for (int d = 0; d < n; ++d)
       {
-        backend.gatherCylinders(volume, subset, priorGradient.data());
-        backend.gatherCylinders(prior.proxInput, subset, priorHessian.data());
-        backend.axpby(-proxScale, priorHessian.data(), proxScale, priorGradient.data(), n);
-        backend.fill(proxScale, priorHessian.data(), n);
+        subset.push_back(CylinderBatch{ partition[s][d].data(),
+                                        static_cast<int>(partition[s][d].size()),
+                                        perDevice,
+                                        volume.slices.first(d) });
+      }
+      const std::size_t count = partition[s][0].size() * perDevice;
+
+      if (prior.proxInput.empty())
+      {
+        if (n > 1)
+        {
+          halos.exchange(volume, subset);
+        }
+        for (int d = 0; d < n; ++d)
+        {
+          group.device(d).qggmrfGradientHessian(prior.qggmrf,
+                                                volume.shards[d],
+                                                volume.shardShape(),
+                                                kernels::SliceShard{ volume.slices.first(d), volume.slices.real },
+                                                subset[d],
+                                                halos.belowOf(volume, d),
+                                                halos.aboveOf(volume, d),
+                                                priorGradient[d].data(),
+                                                priorHessian[d].data());
+        }
       }
       else
       {
-        backend.qggmrfGradientHessian(prior.qggmrf,
-                                      volume,
-                                      shape,
-                                      kernels::SliceShard{ 0, shape.slices },
-                                      subset,
-                                      nullptr,
-                                      nullptr,
-                                      priorGradient.data(),
-                                      priorHessian.data());
+        for (int d = 0; d < n; ++d)
+        {
+          Backend & device = group.device(d);
+          device.gatherCylinders(volume.shards[d], subset[d], priorGradient[d].data());
+          device.gatherCylinders(prior.proxInput[d], subset[d], priorHessian[d].data());
+          device.axpby(-proxScale, priorHessian[d].data(), proxScale, priorGradient[d].data(), count);
+          device.fill(proxScale, priorHessian[d].data(), count);
+        }
       }
 
       bool hessianIsOne = false;
-      data.gradient(subset, gradient.data(), dataHessian.data(), hessianIsOne);
-      const Backend::DirectionSums priorSums = backend.vcdDirection(settings.dataScale,
-                                                                    gradient.data(),
-                                                                    hessianIsOne ? nullptr : dataHessian.data(),
-                                                                    priorGradient.data(),
-                                                                    priorHessian.data(),
-                                                                    n,
-                                                                    delta.data());
+      data.gradient(subset, pointers(gradient), pointers(dataHessian), hessianIsOne);
+      std::vector<double> linearTerms(n), quadraticTerms(n);
+      for (int d = 0; d < n; ++d)
+      {
+        const Backend::DirectionSums sums = group.device(d).vcdDirection(settings.dataScale,
+                                                                         gradient[d].data(),
+                                                                         hessianIsOne ? nullptr : dataHessian[d].data(),
+                                                                         priorGradient[d].data(),
+                                                                         priorHessian[d].data(),
+                                                                         count,
+                                                                         delta[d].data());
+        linearTerms[d] = sums.priorLinear;
+        quadraticTerms[d] = sums.priorQuadratic;
+      }
+      const double priorLinear = comm.allReduceSum(linearTerms);
+      const double priorQuadratic = comm.allReduceSum(quadraticTerms);
 
-      const Backend::WeightedProducts forward = data.predict(subset, delta.data());
-      const double                    linear = settings.dataScale * forward.ab - priorSums.priorLinear;
-      const double                    quadratic = settings.dataScale * forward.bb + priorSums.priorQuadratic;
+      const Backend::WeightedProducts forward = data.predict(subset, constPointers(delta));
+      const double                    linear = settings.dataScale * forward.ab - priorLinear;
+      const double                    quadratic = settings.dataScale * forward.bb + priorQuadratic;
       double                          alpha = linear / (quadratic + kernels::kFloatEpsilon);
       alpha = std::clamp(alpha, double(kernels::kFloatEpsilon), double(settings.maxOverrelaxation));
       if (!std::isfinite(alpha))
@@ -149,11 +280,20 @@ runVcd(Backend &                                          backend,
 
       if (settings.positivity)
       {
-        backend.gatherCylinders(volume, subset, current.data());
-        backend.clipForPositivity(current.data(), static_cast<float>(alpha), n, delta.data());
-        data.predict(subset, delta.data());
+        for (int d = 0; d < n; ++d)
+        {
+          group.device(d).gatherCylinders(volume.shards[d], subset[d], current[d].data());
+          group.device(d).clipForPositivity(current[d].data(), static_cast<float>(alpha), count, delta[d].data());
+        }
+        data.predict(subset, constPointers(delta));
       }
-      changed += backend.scatterAddCylinders(static_cast<float>(alpha), delta.data(), subset, volume);
+      std::vector<double> steps(n);
+      for (int d = 0; d < n; ++d)
+      {
+        steps[d] =
+          group.device(d).scatterAddCylinders(static_cast<float>(alpha), delta[d].data(), subset[d], volume.shards[d]);
+      }
+      changed += comm.allReduceSum(steps);
       data.update(subset, static_cast<float>(alpha));
       alphaSum += alpha;
       report(double(++subsetsDone));
@@ -162,13 +302,18 @@ runVcd(Backend &                                          backend,
     IterationLog entry;
     entry.iteration = static_cast<int>(iteration);
     entry.numSubsets = static_cast<int>(partition.size());
-    const double volumeL1 = backend.sumAbs(volume, shape.size());
+    std::vector<double> norms(n);
+    for (int d = 0; d < n; ++d)
+    {
+      norms[d] = group.device(d).sumAbs(volume.shards[d], volume.shardShape().size());
+    }
+    const double volumeL1 = comm.allReduceSum(norms);
     entry.changePct = volumeL1 > 0 ? 100.0 * changed / volumeL1 : 0.0;
     const double errorSquared = data.weightedErrorSquared();
     entry.forwardLoss =
       std::sqrt(settings.dataScale * errorSquared / (data.numData() * std::max(data.meanWeight(), 1e-30)));
-    const double prior_ = priorCost(backend, shape, volume, prior);
-    entry.priorLoss = prior_ / double(shape.size());
+    const double prior_ = priorCost(volume, prior);
+    entry.priorLoss = prior_ / double(volume.shape.size());
     entry.totalCost = 0.5 * settings.dataScale * errorSquared + prior_;
     entry.alpha = alphaSum / std::max<std::size_t>(partition.size(), 1);
     entry.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -1,8 +1,9 @@
 #pragma once
 // Multi-granular vectorised coordinate descent (spec/solver.md §3), written once for every forward
-// model: the reconstructor's projector and the denoiser's identity plug in as a DataTerm.
+// model and every number of devices: the reconstructor's projector and the denoiser's identity plug in
+// as a DataTerm; the volume is split by slice over the devices of a group (N = 1 is one device).
 
-#include "mbir/Backend.h"
+#include "mbir/Devices.h"
 #include "mbir/ReconParams.h"
 
 #include <array>
@@ -13,22 +14,50 @@
 
 namespace mbir::detail {
 
-// The forward-model side of one subset update; all buffers live on the backend's device.
+// One array per device (pixel lists, scratch).
+template<typename T>
+using PerDevice = std::vector<T>;
+
+// The volume being solved for: every pixel, slices split by `slices` over the group's devices.
+struct VcdVolume
+{
+  const DeviceGroup *       group = nullptr;
+  ShardLayout               slices;
+  ReconShape                shape;  // the real volume
+  PerDevice<float *>        shards; // all pixels x slices.perDevice on each device
+  PerDevice<CylinderBatch>  all;    // every pixel on each device, in order
+
+  ReconShape
+  shardShape() const
+  {
+    return ReconShape{ shape.rows, shape.cols, slices.perDevice };
+  }
+  int
+  size() const
+  {
+    return group->size();
+  }
+};
+
+// The forward-model side of one subset update; every array lives on its device.
 class DataTerm
 {
 public:
   virtual ~DataTerm() = default;
-  // gradient = A_J^T W e (unscaled), and the data Hessian diagonal at J into `hessian` (set
+  // gradient[d] = A_J^T W e (unscaled) at device d's slices, and the data Hessian diagonal there (set
   // `hessianIsOne` when it is identically 1 and leave `hessian` alone).
   virtual void
-  gradient(const CylinderBatch & subset, float * gradient, float * hessian, bool & hessianIsOne) = 0;
-  // Computes d = A_J delta and returns sum(W e d) and sum(W d^2).
+  gradient(const PerDevice<CylinderBatch> & subset,
+           const PerDevice<float *> &       gradient,
+           const PerDevice<float *> &       hessian,
+           bool &                           hessianIsOne) = 0;
+  // Computes d = A_J delta and returns sum(W e d) and sum(W d^2) over every device.
   virtual Backend::WeightedProducts
-  predict(const CylinderBatch & subset, const float * delta) = 0;
+  predict(const PerDevice<CylinderBatch> & subset, const PerDevice<const float *> & delta) = 0;
   // e -= alpha * d for the last prediction.
   virtual void
-  update(const CylinderBatch & subset, float alpha) = 0;
-  // sum(W e^2)
+  update(const PerDevice<CylinderBatch> & subset, float alpha) = 0;
+  // sum(W e^2) over the real data
   virtual double
   weightedErrorSquared() = 0;
   // mean(W) over the real entries, and their count, for the normalised forward loss.
@@ -41,9 +70,9 @@ public:
 // The prior side: qGGMRF, or the proximal term ||x - v||^2 / (2 sigma^2).
 struct PriorTerm
 {
-  kernels::QGGMRFParams qggmrf{};
-  const float *         proxInput = nullptr; // device volume; non-null selects the proximal prior
-  float                 sigmaProx = 1.0f;
+  kernels::QGGMRFParams      qggmrf{};
+  PerDevice<const float *>   proxInput; // one shard per device; non-empty selects the proximal prior
+  float                      sigmaProx = 1.0f;
 };
 
 // The qGGMRF parameters from the user's scale, exponents, threshold and per-axis neighbour weights.
@@ -72,22 +101,23 @@ struct VcdOutcome
   bool                      stoppedOnThreshold = false;
 };
 
-// Runs the iterations on `volume` (all pixels x slices, on the device) in place. When the progress
-// callback asks to stop, throws mbir::Aborted between two subsets. `partitions[i]` holds
-// the subsets of partition i as device pixel arrays; `schedule` names the partition of each iteration.
+// Pixel subsets on every device: partitions[g][s][d].
+using Partitions = std::vector<std::vector<PerDevice<DeviceArray<int>>>>;
+
+// Runs the iterations on `volume` in place. `partitions[i]` holds the subsets of partition i; `schedule`
+// names the partition of each iteration. When the progress callback asks to stop, throws mbir::Aborted
+// between two subsets.
 VcdOutcome
-runVcd(Backend &                                          backend,
-       const ReconShape &                                 shape,
-       float *                                            volume,
-       DataTerm &                                         data,
-       const PriorTerm &                                  prior,
-       const std::vector<std::vector<DeviceArray<int>>> & partitions,
-       const std::vector<int> &                           schedule,
-       const VcdSettings &                                settings,
-       std::mt19937_64 &                                  random);
+runVcd(VcdVolume &              volume,
+       DataTerm &               data,
+       const PriorTerm &        prior,
+       const Partitions &       partitions,
+       const std::vector<int> & schedule,
+       const VcdSettings &      settings,
+       std::mt19937_64 &        random);
 
 // The prior's cost at `volume`.
 double
-priorCost(Backend & backend, const ReconShape & shape, const float * volume, const PriorTerm & prior);
+priorCost(const VcdVolume & volume, const PriorTerm & prior);
 
 } // namespace mbir::detail

@@ -468,6 +468,25 @@ struct ScatterAddTerms
 };
 
 __global__ void
+fillSlicesKernel(float value, float * volume, int slices, int firstSlice, int span, std::size_t n)
+{
+  MBIR_GRID_LOOP(i, n)
+  {
+    const std::size_t p = i / span;
+    volume[p * slices + firstSlice + (i - p * span)] = value;
+  }
+}
+
+__global__ void
+gatherSliceKernel(const float * volume, const int * pixels, int slices, int localSlice, std::size_t n, float * out)
+{
+  MBIR_GRID_LOOP(b, n)
+  {
+    out[b] = volume[static_cast<std::size_t>(pixels[b]) * slices + localSlice];
+  }
+}
+
+__global__ void
 gatherCylindersKernel(const float * volume, const int * pixels, int slices, std::size_t n, float * out)
 {
   MBIR_GRID_LOOP(i, n)
@@ -703,6 +722,11 @@ public:
   {
     return "GPU " + std::to_string(m_Device) + " (" + m_Name + ")";
   }
+  Kind
+  kind() const override
+  {
+    return Kind::Gpu;
+  }
 
   DeviceAllocation
   allocateBytes(std::size_t bytes) override
@@ -858,6 +882,31 @@ public:
     const std::size_t n = static_cast<std::size_t>(c.numPixels) * c.numSlices;
     gatherCylindersKernel<<<gridFor(n), kThreads>>>(volume, c.pixels, c.numSlices, n, out);
     finish("gatherCylinders");
+  }
+  void
+  fillSlices(float value, float * volume, std::size_t numPixels, int slices, int firstSlice, int lastSlice) override
+  {
+    select();
+    const int         span = lastSlice - firstSlice;
+    const std::size_t n = numPixels * std::max(span, 0);
+    if (n == 0)
+    {
+      return;
+    }
+    fillSlicesKernel<<<gridFor(n), kThreads>>>(value, volume, slices, firstSlice, span, n);
+    finish("fillSlices");
+  }
+  void
+  gatherSlice(const float * volume, const CylinderBatch & c, int localSlice, float * out) override
+  {
+    select();
+    const std::size_t n = static_cast<std::size_t>(c.numPixels);
+    if (n == 0)
+    {
+      return;
+    }
+    gatherSliceKernel<<<gridFor(n), kThreads>>>(volume, c.pixels, c.numSlices, localSlice, n, out);
+    finish("gatherSlice");
   }
   double
   scatterAddCylinders(float alpha, const float * values, const CylinderBatch & c, float * volume) override

@@ -105,27 +105,36 @@ SizeText(const ImageBase<3>::SizeType & size)
 
 } // namespace
 
-std::shared_ptr<mbir::Backend>
-MBIRFilterSupport::BackendFor(const std::vector<const DataObject *> & inputs,
-                              const std::shared_ptr<mbir::Backend> &  fallback)
+std::shared_ptr<const mbir::DeviceGroup>
+MBIRFilterSupport::DevicesFor(const std::vector<const DataObject *> & inputs,
+                              const mbir::DeviceSelection &           selection,
+                              int                                     views,
+                              int                                     slices)
 {
   for (const DataObject * input : inputs)
   {
     if (const auto * device = dynamic_cast<const DeviceImageType *>(input))
     {
       if (device->GetProjections())
-        return device->GetProjections()->backendPointer();
+        return device->GetProjections()->groupPointer();
       if (device->GetVolume())
-        return device->GetVolume()->backendPointer();
+        return device->GetVolume()->groupPointer();
     }
   }
-  return fallback ? fallback : mbir::makeCpuBackend();
+  try
+  {
+    return std::make_shared<const mbir::DeviceGroup>(selection.resolve(views, slices));
+  }
+  catch (const std::exception & e)
+  {
+    itkGenericExceptionMacro(<< e.what());
+  }
 }
 
 std::shared_ptr<const mbir::DeviceSinogram>
 MBIRFilterSupport::Projections(const DataObject *                     input,
                                const MBIRGeometry &                   geometry,
-                               const std::shared_ptr<mbir::Backend> & backend,
+                               const std::shared_ptr<const mbir::DeviceGroup> & devices,
                                const std::string &                    name)
 {
   const ImageType *       image;
@@ -150,12 +159,12 @@ MBIRFilterSupport::Projections(const DataObject *                     input,
                                     << pitch[0] << ", " << pitch[1]
                                     << "] mm; set the image spacing or the geometry's detector spacing");
   }
-  return Projections(input, backend, name);
+  return Projections(input, devices, name);
 }
 
 std::shared_ptr<const mbir::DeviceSinogram>
 MBIRFilterSupport::Projections(const DataObject *                     input,
-                               const std::shared_ptr<mbir::Backend> & backend,
+                               const std::shared_ptr<const mbir::DeviceGroup> & devices,
                                const std::string &                    name)
 {
   const ImageType *       image;
@@ -175,7 +184,7 @@ MBIRFilterSupport::Projections(const DataObject *                     input,
   try
   {
     return std::make_shared<const mbir::DeviceSinogram>(mbir::DeviceSinogram::upload(
-      backend, mbir::ArrayView3(image->GetBufferPointer(), { shape.views, shape.rows, shape.channels })));
+      devices, mbir::ArrayView3(image->GetBufferPointer(), { shape.views, shape.rows, shape.channels })));
   }
   catch (const std::invalid_argument & e)
   {
@@ -186,7 +195,7 @@ MBIRFilterSupport::Projections(const DataObject *                     input,
 std::shared_ptr<const mbir::DeviceVolume>
 MBIRFilterSupport::Volume(const DataObject *                     input,
                           const MBIRGeometry &                   geometry,
-                          const std::shared_ptr<mbir::Backend> & backend,
+                          const std::shared_ptr<const mbir::DeviceGroup> & devices,
                           const std::string &                    name)
 {
   const ImageType *       image;
@@ -210,12 +219,12 @@ MBIRFilterSupport::Volume(const DataObject *                     input,
                                       << " mm; set the image spacing or the geometry's volume spacing");
     }
   }
-  return Volume(input, backend, name);
+  return Volume(input, devices, name);
 }
 
 std::shared_ptr<const mbir::DeviceVolume>
 MBIRFilterSupport::Volume(const DataObject *                     input,
-                          const std::shared_ptr<mbir::Backend> & backend,
+                          const std::shared_ptr<const mbir::DeviceGroup> & devices,
                           const std::string &                    name)
 {
   const ImageType *       image;
@@ -235,7 +244,7 @@ MBIRFilterSupport::Volume(const DataObject *                     input,
   try
   {
     return std::make_shared<const mbir::DeviceVolume>(
-      mbir::DeviceVolume::upload(backend, mbir::ArrayView3(values, shape)));
+      mbir::DeviceVolume::upload(devices, mbir::ArrayView3(values, shape)));
   }
   catch (const std::invalid_argument & e)
   {

@@ -108,7 +108,7 @@ setThroughput(benchmark::State & state, const Problem & problem, int size)
   const double voxelViews = double(problem.projector->rorPixels().size()) * size * size;
   state.counters["voxel_views_per_s"] =
     benchmark::Counter(voxelViews * state.iterations(), benchmark::Counter::kIsRate);
-  state.counters["device_MiB"] = double(problem.projector->backend().peakBytes()) / (1 << 20);
+  state.counters["device_MiB"] = double(problem.projector->device(0).peakBytes()) / (1 << 20);
 }
 
 void
@@ -116,13 +116,13 @@ forward(benchmark::State & state, Kind kind, std::shared_ptr<Backend> (*make)())
 {
   const int           size = static_cast<int>(state.range(0));
   Problem             problem = makeProblem(kind, size, make());
-  Backend &           backend = problem.projector->backend();
+  Backend &           backend = problem.projector->device(0);
   const CylinderBatch batch{ problem.pixels.data(), static_cast<int>(problem.pixels.size()), size };
   for (auto _ : state)
   {
     backend.fillZero(problem.sinogram.data(), problem.sinogram.size() * sizeof(float));
     backend.forwardProject(
-      problem.projector->deviceModel(), batch, problem.values.data(), ViewRange{ 0, size }, problem.sinogram.data());
+      problem.projector->deviceModel(0), batch, problem.values.data(), ViewRange{ 0, size }, problem.sinogram.data());
   }
   setThroughput(state, problem, size);
 }
@@ -132,12 +132,12 @@ back(benchmark::State & state, Kind kind, std::shared_ptr<Backend> (*make)())
 {
   const int           size = static_cast<int>(state.range(0));
   Problem             problem = makeProblem(kind, size, make());
-  Backend &           backend = problem.projector->backend();
+  Backend &           backend = problem.projector->device(0);
   const CylinderBatch batch{ problem.pixels.data(), static_cast<int>(problem.pixels.size()), size };
   for (auto _ : state)
   {
     backend.fillZero(problem.values.data(), problem.values.size() * sizeof(float));
-    backend.backProject(problem.projector->deviceModel(),
+    backend.backProject(problem.projector->deviceModel(0),
                         batch,
                         problem.sinogram.data(),
                         nullptr,
@@ -152,13 +152,14 @@ back(benchmark::State & state, Kind kind, std::shared_ptr<Backend> (*make)())
 void
 direct(benchmark::State & state, Kind kind, std::shared_ptr<Backend> (*make)())
 {
-  const int          size = static_cast<int>(state.range(0));
-  Problem            problem = makeProblem(kind, size, make());
-  Backend &          backend = problem.projector->backend();
-  DeviceArray<float> volume = backend.allocate<float>(problem.projector->reconShape().size());
+  const int            size = static_cast<int>(state.range(0));
+  Problem              problem = makeProblem(kind, size, make());
+  Backend &            backend = problem.projector->device(0);
+  const DeviceSinogram sinogram(problem.projector->groupPointer(), problem.projector->sinogramShape());
+  DeviceVolume         volume(problem.projector->groupPointer(), problem.projector->reconShape());
   for (auto _ : state)
   {
-    directReconOnDevice(*problem.projector, problem.sinogram.data(), volume.data());
+    directReconInto(*problem.projector, sinogram, volume);
   }
   state.counters["device_MiB"] = double(backend.peakBytes()) / (1 << 20);
 }

@@ -109,14 +109,14 @@ forwardProjectViews(const Projector &          projector,
                     const std::vector<int> &   pixels,
                     const ViewRange &          views)
 {
-  Backend &                backend = projector.backend();
+  Backend &                backend = projector.device(0);
   const SinogramShape &    shape = projector.sinogramShape();
   const std::size_t        size = static_cast<std::size_t>(views.count) * shape.rows * shape.channels;
   const DeviceArray<int>   devicePixels = backend.upload(pixels.data(), pixels.size());
   const DeviceArray<float> deviceValues = backend.upload(values.data(), values.size());
   DeviceArray<float>       sinogram = backend.allocate<float>(size);
   const CylinderBatch      batch{ devicePixels.data(), static_cast<int>(pixels.size()), projector.reconShape().slices };
-  backend.forwardProject(projector.deviceModel(), batch, deviceValues.data(), views, sinogram.data());
+  backend.forwardProject(projector.deviceModel(0), batch, deviceValues.data(), views, sinogram.data());
   std::vector<float> result(size);
   backend.copyToHost(sinogram.data(), result.data(), size * sizeof(float));
   return result;
@@ -132,7 +132,7 @@ backProjectViews(const Projector &          projector,
                  const ViewRange &          views,
                  int                        power)
 {
-  Backend &                backend = projector.backend();
+  Backend &                backend = projector.device(0);
   const int                slices = projector.reconShape().slices;
   const DeviceArray<int>   devicePixels = backend.upload(pixels.data(), pixels.size());
   const DeviceArray<float> sinogram = backend.upload(y.data(), y.size());
@@ -140,7 +140,7 @@ backProjectViews(const Projector &          projector,
   DeviceArray<float>       values = backend.allocate<float>(pixels.size() * slices);
   const CylinderBatch      batch{ devicePixels.data(), static_cast<int>(pixels.size()), slices };
   backend.backProject(
-    projector.deviceModel(), batch, sinogram.data(), w.empty() ? nullptr : weights.data(), views, power, values.data());
+    projector.deviceModel(0), batch, sinogram.data(), w.empty() ? nullptr : weights.data(), views, power, values.data());
   std::vector<float> result(values.size());
   backend.copyToHost(values.data(), result.data(), result.size() * sizeof(float));
   return result;

@@ -57,16 +57,16 @@ TEST(DeviceData, DevicePathEqualsHostPath)
   const std::vector<float> weights = generateWeights(sino.data(), sino.size(), WeightType::Transmission);
 
   const DeviceSinogram y =
-    DeviceSinogram::upload(projector.backendPointer(), ArrayView3(sino, projector.sinogramShape()));
+    DeviceSinogram::upload(projector.groupPointer(), ArrayView3(sino, projector.sinogramShape()));
   const DeviceSinogram w =
-    DeviceSinogram::upload(projector.backendPointer(), ArrayView3(weights, projector.sinogramShape()));
+    DeviceSinogram::upload(projector.groupPointer(), ArrayView3(weights, projector.sinogramShape()));
   const ReconResult host =
     reconstructor.recon(ArrayView3(sino, projector.sinogramShape()), ArrayView3(weights, projector.sinogramShape()));
   const DeviceReconResult device = reconstructor.recon(y, &w);
   EXPECT_EQ(device.recon.download(), host.recon);
   EXPECT_EQ(device.log.size(), host.log.size());
 
-  const DeviceVolume x = DeviceVolume::upload(projector.backendPointer(), ArrayView3(phantom, projector.reconShape()));
+  const DeviceVolume x = DeviceVolume::upload(projector.groupPointer(), ArrayView3(phantom, projector.reconShape()));
   EXPECT_EQ(projector.forwardProject(x).download(), sino);
   EXPECT_EQ(projector.backProject(y).download(), projector.backProject(sino.data()));
   EXPECT_EQ(directRecon(projector, y).download(), reconstructor.directRecon(sino));
@@ -79,7 +79,7 @@ TEST(DeviceData, DevicePathEqualsHostPath)
   denoise.verbose = 0;
   denoise.maxIterations = 3;
   EXPECT_EQ(qggmrfDenoise(x, denoise).image.download(),
-            qggmrfDenoise(ArrayView3(phantom, projector.reconShape()), denoise, projector.backendPointer()).image);
+            qggmrfDenoise(ArrayView3(phantom, projector.reconShape()), denoise, projector.groupPointer()).image);
 }
 
 TEST(DeviceData, SinogramUploadedOnceServesManyRecons)
@@ -112,13 +112,13 @@ TEST(DeviceData, RejectsDataOfAnotherBackendOrShape)
   const SinogramShape &    s = reconstructor.projector().sinogramShape();
   const std::vector<float> sino(s.size(), 1.0f);
   const DeviceSinogram     elsewhere = DeviceSinogram::upload(makeCpuBackend(), ArrayView3(sino, s));
-  expectInvalid([&] { reconstructor.recon(elsewhere); }, "lives on another device");
+  expectInvalid([&] { reconstructor.recon(elsewhere); }, "lives on other devices");
   const std::vector<float> small(s.size() / 2, 1.0f);
-  const DeviceSinogram     wrong = DeviceSinogram::upload(reconstructor.projector().backendPointer(),
+  const DeviceSinogram     wrong = DeviceSinogram::upload(reconstructor.projector().groupPointer(),
                                                       ArrayView3(small.data(), { s.views / 2, s.rows, s.channels }));
   expectInvalid([&] { reconstructor.recon(wrong); }, "has shape (12, 8, 32) but the geometry needs (24, 8, 32)");
-  const DeviceSinogram zeros(reconstructor.projector().backendPointer(), s);
-  const DeviceSinogram ones = DeviceSinogram::upload(reconstructor.projector().backendPointer(), ArrayView3(sino, s));
+  const DeviceSinogram zeros(reconstructor.projector().groupPointer(), s);
+  const DeviceSinogram ones = DeviceSinogram::upload(reconstructor.projector().groupPointer(), ArrayView3(sino, s));
   expectInvalid([&] { reconstructor.recon(ones, &zeros); }, "weights are all zero");
 }
 

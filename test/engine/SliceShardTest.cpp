@@ -52,29 +52,29 @@ band(const std::vector<float> & whole, int pixels, int slices, int first, int co
 TEST_P(SliceBands, ProjectionsOfBandsMakeTheWhole)
 {
   const Projector          projector(GetParam().geometry, makeCpuBackend());
-  Backend &                backend = projector.backend();
+  Backend &                backend = projector.device(0);
   const int                slices = projector.reconShape().slices;
-  const CylinderBatch      all = projector.allCylinders();
+  const CylinderBatch      all = projector.allCylinders(0);
   const int                pixels = all.numPixels;
   const std::vector<float> x = test::uniformRandom(std::size_t(pixels) * slices, 1);
-  const std::vector<float> y = test::uniformRandom(projector.sinogramSize(), 2);
-  DeviceArray<float>       whole = backend.allocate<float>(projector.sinogramSize());
+  const std::vector<float> y = test::uniformRandom(projector.sinogramShardSize(), 2);
+  DeviceArray<float>       whole = backend.allocate<float>(projector.sinogramShardSize());
   DeviceArray<float>       xs = backend.upload(x.data(), x.size());
-  backend.forwardProject(projector.deviceModel(), all, xs.data(), projector.allViews(), whole.data());
+  backend.forwardProject(projector.deviceModel(0), all, xs.data(), projector.views(0), whole.data());
   DeviceArray<float> backWhole = backend.allocate<float>(x.size());
-  backend.backProject(projector.deviceModel(), all, y.data(), nullptr, projector.allViews(), 1, backWhole.data());
+  backend.backProject(projector.deviceModel(0), all, y.data(), nullptr, projector.views(0), 1, backWhole.data());
   std::vector<float> hostBackWhole(x.size());
   backend.copyToHost(backWhole.data(), hostBackWhole.data(), x.size() * sizeof(float));
 
   // Bands of 3 slices, the last one running past the volume (padding).
   const int          length = 3;
-  DeviceArray<float> sum = backend.allocate<float>(projector.sinogramSize());
+  DeviceArray<float> sum = backend.allocate<float>(projector.sinogramShardSize());
   for (int first = 0; first < slices; first += length)
   {
     const std::vector<float> values = band(x, pixels, slices, first, length);
     DeviceArray<float>       deviceValues = backend.upload(values.data(), values.size());
     const CylinderBatch      batch{ all.pixels, pixels, length, first };
-    backend.forwardProject(projector.deviceModel(), batch, deviceValues.data(), projector.allViews(), sum.data());
+    backend.forwardProject(projector.deviceModel(0), batch, deviceValues.data(), projector.views(0), sum.data());
 
     std::vector<float> marked(values.size());
     for (std::size_t i = 0; i < marked.size(); ++i)
@@ -82,7 +82,7 @@ TEST_P(SliceBands, ProjectionsOfBandsMakeTheWhole)
       marked[i] = std::isnan(values[i]) ? -7.0f : 0.0f; // padding must keep its value
     }
     DeviceArray<float> bandBack = backend.upload(marked.data(), marked.size());
-    backend.backProject(projector.deviceModel(), batch, y.data(), nullptr, projector.allViews(), 1, bandBack.data());
+    backend.backProject(projector.deviceModel(0), batch, y.data(), nullptr, projector.views(0), 1, bandBack.data());
     std::vector<float> got(values.size());
     backend.copyToHost(bandBack.data(), got.data(), got.size() * sizeof(float));
     const std::vector<float> expected = band(hostBackWhole, pixels, slices, first, length);
@@ -94,7 +94,7 @@ TEST_P(SliceBands, ProjectionsOfBandsMakeTheWhole)
         EXPECT_NEAR(got[i], expected[i], 1e-5f * (1.0f + std::fabs(expected[i])));
     }
   }
-  std::vector<float> a(projector.sinogramSize()), b(projector.sinogramSize());
+  std::vector<float> a(projector.sinogramShardSize()), b(projector.sinogramShardSize());
   backend.copyToHost(whole.data(), a.data(), a.size() * sizeof(float));
   backend.copyToHost(sum.data(), b.data(), b.size() * sizeof(float));
   EXPECT_LT(test::relativeError(b, a), 1e-6);

@@ -32,8 +32,8 @@ expectSameOnDevice(THostFilter *                          hostFilter,
   deviceFilter->Update();
   const DeviceImageType * device = deviceFilter->GetOutput();
   ASSERT_NE(device->GetContent(), Content::Empty);
-  EXPECT_EQ(device->GetContent() == Content::Volume ? &device->GetVolume()->backend()
-                                                    : &device->GetProjections()->backend(),
+  EXPECT_EQ(device->GetContent() == Content::Volume ? &device->GetVolume()->group().device(0)
+                                                    : &device->GetProjections()->group().device(0),
             backend.get());
   const ImageType::Pointer gathered = device->ToImage();
   const ImageType *        host = hostFilter->GetOutput();
@@ -214,6 +214,6 @@ TEST(MBIRDeviceImage, ProjectionsUploadedOnceServeSeveralReconstructions)
     expectOnlyItsOwnTransfers(first);
   }
   EXPECT_EQ(engineVolume(first->GetOutput()->ToImage()), engineVolume(second->GetOutput()->ToImage()));
-  EXPECT_EQ(&first->GetOutput()->GetVolume()->backend(), backend.get());
+  EXPECT_EQ(&first->GetOutput()->GetVolume()->group().device(0), backend.get());
   EXPECT_EQ(uploaderRuns, 1); // the upload filter itself did not run again
 }

@@ -105,7 +105,7 @@ TEST(MBIRReconstructionFilter, DeviceImagesGiveTheHostResult)
   device->SetMaxIterations(3);
   device->Update();
   ASSERT_EQ(device->GetOutput()->GetContent(), DeviceImageType::ContentEnum::Volume);
-  EXPECT_EQ(&device->GetOutput()->GetVolume()->backend(), backend.get());
+  EXPECT_EQ(&device->GetOutput()->GetVolume()->group().device(0), backend.get());
   const ImageType::Pointer gathered = device->GetOutput()->ToImage();
   EXPECT_EQ(engineVolume(gathered), engineVolume(host->GetOutput()));
   EXPECT_EQ(gathered->GetOrigin(), host->GetOutput()->GetOrigin());

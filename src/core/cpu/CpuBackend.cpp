@@ -85,6 +85,16 @@ public:
   {
     return "CPU (" + std::to_string(m_Threads) + (m_Threads == 1 ? " thread)" : " threads)");
   }
+  Kind
+  kind() const override
+  {
+    return Kind::Cpu;
+  }
+  int
+  threadCount() const override
+  {
+    return m_Threads;
+  }
 
   DeviceAllocation
   allocateBytes(std::size_t bytes) override
@@ -272,6 +282,25 @@ public:
     for (int b = 0; b < c.numPixels; ++b)
     {
       std::memcpy(out + b * s, volume + static_cast<std::size_t>(c.pixels[b]) * s, s * sizeof(float));
+    }
+  }
+  void
+  fillSlices(float value, float * volume, std::size_t numPixels, int slices, int firstSlice, int lastSlice) override
+  {
+#pragma omp parallel for schedule(static) num_threads(m_Threads)
+    for (std::size_t p = 0; p < numPixels; ++p)
+    {
+      std::fill(volume + p * slices + firstSlice, volume + p * slices + lastSlice, value);
+    }
+  }
+  void
+  gatherSlice(const float * volume, const CylinderBatch & c, int localSlice, float * out) override
+  {
+    const std::size_t s = c.numSlices;
+#pragma omp parallel for schedule(static) num_threads(m_Threads)
+    for (int b = 0; b < c.numPixels; ++b)
+    {
+      out[b] = volume[static_cast<std::size_t>(c.pixels[b]) * s + localSlice];
     }
   }
   double

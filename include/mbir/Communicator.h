@@ -1,0 +1,58 @@
+#pragma once
+// How the devices of one reconstruction exchange data (ARCHITECTURE.md rule 3): the few collectives the
+// algorithms need, written against device indices and device pointers so that a host implementation
+// (CPU devices in one process), NCCL (one rank per GPU) or device-to-device copies can stand behind it.
+
+#include <cstddef>
+#include <vector>
+
+namespace mbir {
+
+class Backend;
+
+class Communicator
+{
+public:
+  virtual ~Communicator() = default;
+
+  // dst (on device `to`) = src (on device `from`), `count` floats.
+  virtual void
+  copy(int from, const float * src, int to, float * dst, std::size_t count) = 0;
+  // Every buffer but the root's becomes a copy of the root's.
+  virtual void
+  broadcast(int root, const std::vector<float *> & buffers, std::size_t count) = 0;
+  // The root's buffer becomes the sum of every device's buffer; the others are left as they were.
+  virtual void
+  reduce(int root, const std::vector<float *> & buffers, std::size_t count) = 0;
+  // The sum of one value per device (the line search's scalars, the statistics).
+  virtual double
+  allReduceSum(const std::vector<double> & values) = 0;
+  virtual void
+  barrier() = 0;
+};
+
+// For devices whose memory the host can address (the CPU backend): plain copies and additions.
+class HostCommunicator final : public Communicator
+{
+public:
+  explicit HostCommunicator(std::vector<Backend *> devices)
+    : m_Devices(std::move(devices))
+  {}
+
+  void
+  copy(int from, const float * src, int to, float * dst, std::size_t count) override;
+  void
+  broadcast(int root, const std::vector<float *> & buffers, std::size_t count) override;
+  void
+  reduce(int root, const std::vector<float *> & buffers, std::size_t count) override;
+  double
+  allReduceSum(const std::vector<double> & values) override;
+  void
+  barrier() override
+  {}
+
+private:
+  std::vector<Backend *> m_Devices;
+};
+
+} // namespace mbir

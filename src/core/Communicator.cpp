@@ -1,0 +1,81 @@
+#include "mbir/Communicator.h"
+
+#include "mbir/Backend.h"
+
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+namespace mbir {
+namespace {
+
+bool
+hostAddressable(const Backend & device)
+{
+  return device.kind() == Backend::Kind::Cpu;
+}
+
+} // namespace
+
+// CPU devices share the host's memory: a copy is a memcpy. Other devices go through a host buffer.
+void
+HostCommunicator::copy(int from, const float * src, int to, float * dst, std::size_t count)
+{
+  if (count == 0 || src == dst)
+  {
+    return;
+  }
+  if (hostAddressable(*m_Devices[from]) && hostAddressable(*m_Devices[to]))
+  {
+    std::memcpy(dst, src, count * sizeof(float));
+    return;
+  }
+  std::vector<float> staging(count);
+  m_Devices[from]->copyToHost(src, staging.data(), count * sizeof(float));
+  m_Devices[to]->copyToDevice(staging.data(), dst, count * sizeof(float));
+}
+
+void
+HostCommunicator::broadcast(int root, const std::vector<float *> & buffers, std::size_t count)
+{
+  for (int d = 0; d < static_cast<int>(buffers.size()); ++d)
+  {
+    if (d != root)
+    {
+      copy(root, buffers[root], d, buffers[d], count);
+    }
+  }
+}
+
+void
+HostCommunicator::reduce(int root, const std::vector<float *> & buffers, std::size_t count)
+{
+  Backend &          target = *m_Devices[root];
+  DeviceArray<float> staging;
+  for (int d = 0; d < static_cast<int>(buffers.size()); ++d)
+  {
+    if (d == root)
+    {
+      continue;
+    }
+    const float * addend = buffers[d];
+    if (!(hostAddressable(*m_Devices[d]) && hostAddressable(target)))
+    {
+      if (staging.empty())
+      {
+        staging = target.allocate<float>(count);
+      }
+      copy(d, buffers[d], root, staging.data(), count);
+      addend = staging.data();
+    }
+    target.axpby(1.0f, addend, 1.0f, buffers[root], count);
+  }
+}
+
+double
+HostCommunicator::allReduceSum(const std::vector<double> & values)
+{
+  return std::accumulate(values.begin(), values.end(), 0.0);
+}
+
+} // namespace mbir

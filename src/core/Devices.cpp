@@ -1,0 +1,280 @@
+#include "mbir/Devices.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace mbir {
+namespace {
+
+std::string
+kindName(Backend::Kind kind)
+{
+  return kind == Backend::Kind::Gpu ? "GPU" : "CPU";
+}
+
+// The process's devices, made once so that handles stay valid and comparable.
+struct Registry
+{
+  std::mutex                            mutex;
+  bool                                  gpusProbed = false;
+  std::vector<std::shared_ptr<Backend>> gpus;
+  std::vector<std::shared_ptr<Backend>> cpus;
+};
+
+Registry &
+registry()
+{
+  static Registry r;
+  return r;
+}
+
+// True when the last of n equal shares of `length` would hold nothing but padding.
+bool
+lastShareEmpty(int length, int n)
+{
+  return (length + n - 1) / n * (n - 1) >= length;
+}
+
+} // namespace
+
+ShardLayout::ShardLayout(int realLength, int numDevices)
+  : real(realLength)
+  , devices(numDevices)
+  , perDevice(numDevices > 0 ? (realLength + numDevices - 1) / numDevices : 0)
+{
+  if (numDevices < 1 || realLength < 0)
+  {
+    throw std::invalid_argument("ShardLayout: " + std::to_string(realLength) + " entries over " +
+                                std::to_string(numDevices) + " devices");
+  }
+}
+
+int
+ShardLayout::valid(int d) const
+{
+  return std::clamp(real - first(d), 0, perDevice);
+}
+
+UseGpu
+parseUseGpu(const std::string & name)
+{
+  if (name == "automatic")
+    return UseGpu::Automatic;
+  if (name == "full")
+    return UseGpu::Full;
+  if (name == "none")
+    return UseGpu::None;
+  throw std::invalid_argument("use_gpu must be automatic, full or none, got '" + name + "'");
+}
+
+int
+cpuDeviceCount()
+{
+  const char * text = std::getenv("MBIR_NUM_CPU_DEVICES");
+  if (text == nullptr || *text == '\0')
+  {
+    return 1;
+  }
+  char *     end = nullptr;
+  const long n = std::strtol(text, &end, 10);
+  if (*end != '\0' || n < 1 || n > 64)
+  {
+    throw std::invalid_argument(std::string("MBIR_NUM_CPU_DEVICES must be a whole number from 1 to 64, got '") +
+                                text + "'");
+  }
+  return static_cast<int>(n);
+}
+
+std::vector<std::shared_ptr<Backend>>
+availableDevices(UseGpu policy)
+{
+  Registry &                  r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (policy != UseGpu::None)
+  {
+    if (!r.gpusProbed)
+    {
+      r.gpusProbed = true;
+      for (int i = 0; i < cudaDeviceCount(); ++i)
+      {
+        r.gpus.push_back(makeCudaBackend(i));
+      }
+    }
+    if (!r.gpus.empty())
+    {
+      return r.gpus;
+    }
+  }
+  const int wanted = cpuDeviceCount();
+  while (static_cast<int>(r.cpus.size()) < wanted)
+  {
+    r.cpus.push_back(makeCpuBackend()); // every CPU device uses every core
+  }
+  return std::vector<std::shared_ptr<Backend>>(r.cpus.begin(), r.cpus.begin() + wanted);
+}
+
+DeviceSelection
+DeviceSelection::firstDevices(int n)
+{
+  DeviceSelection selection;
+  selection.m_Kind = Kind::Count;
+  selection.m_Count = n;
+  return selection;
+}
+
+DeviceSelection
+DeviceSelection::atIndices(std::vector<int> indices)
+{
+  DeviceSelection selection;
+  selection.m_Kind = Kind::Indices;
+  selection.m_Indices = std::move(indices);
+  return selection;
+}
+
+DeviceSelection
+DeviceSelection::of(std::vector<std::shared_ptr<Backend>> devices)
+{
+  DeviceSelection selection;
+  selection.m_Kind = Kind::Handles;
+  selection.m_Devices = std::move(devices);
+  return selection;
+}
+
+std::vector<std::shared_ptr<Backend>>
+DeviceSelection::resolve(int views, int slices) const
+{
+  if (m_Kind == Kind::Handles)
+  {
+    if (m_Devices.empty())
+      throw std::invalid_argument("device selection: the list of devices is empty; give at least one");
+    std::set<const Backend *> seen;
+    for (const auto & device : m_Devices)
+    {
+      if (!device)
+        throw std::invalid_argument("device selection: a device handle is null");
+      if (!seen.insert(device.get()).second)
+        throw std::invalid_argument("device selection: " + device->description() + " is listed twice");
+      if (device->kind() != m_Devices.front()->kind())
+        throw std::invalid_argument("device selection: CPU and GPU devices cannot share one reconstruction");
+    }
+    return m_Devices;
+  }
+  const std::vector<std::shared_ptr<Backend>> all = availableDevices(m_UseGpu);
+  const std::string available = std::to_string(all.size()) + " available (" + std::to_string(all.size()) + " x " +
+                                kindName(all.front()->kind()) + ")";
+  switch (m_Kind)
+  {
+    case Kind::Automatic:
+    {
+      int n = static_cast<int>(all.size());
+      while (n > 1 && (lastShareEmpty(views, n) || lastShareEmpty(slices, n)))
+      {
+        --n; // a device with nothing but padding would only cost time
+      }
+      return std::vector<std::shared_ptr<Backend>>(all.begin(), all.begin() + n);
+    }
+    case Kind::Count:
+      if (m_Count < 1)
+        throw std::invalid_argument("device selection: the device count must be >= 1, got " + std::to_string(m_Count));
+      if (m_Count > static_cast<int>(all.size()))
+        throw std::invalid_argument("device selection: " + std::to_string(m_Count) + " devices asked for, " +
+                                    available + "; set MBIR_NUM_CPU_DEVICES for more CPU devices");
+      return std::vector<std::shared_ptr<Backend>>(all.begin(), all.begin() + m_Count);
+    case Kind::Indices:
+    {
+      if (m_Indices.empty())
+        throw std::invalid_argument("device selection: the list of device indices is empty; give at least one");
+      std::vector<std::shared_ptr<Backend>> chosen;
+      std::set<int>                         seen;
+      for (const int i : m_Indices)
+      {
+        if (i < 0 || i >= static_cast<int>(all.size()))
+          throw std::invalid_argument("device selection: index " + std::to_string(i) + " is out of range, " +
+                                      available + " (indices 0.." + std::to_string(all.size() - 1) + ")");
+        if (!seen.insert(i).second)
+          throw std::invalid_argument("device selection: index " + std::to_string(i) + " is listed twice");
+        chosen.push_back(all[i]);
+      }
+      return chosen;
+    }
+    case Kind::Handles:
+      break;
+  }
+  return {};
+}
+
+std::string
+DeviceSelection::describe() const
+{
+  std::ostringstream text;
+  switch (m_Kind)
+  {
+    case Kind::Automatic:
+      text << "automatic";
+      break;
+    case Kind::Count:
+      text << "first " << m_Count;
+      break;
+    case Kind::Indices:
+      text << "indices";
+      for (const int i : m_Indices)
+        text << " " << i;
+      break;
+    case Kind::Handles:
+      text << m_Devices.size() << " given devices";
+      break;
+  }
+  if (m_UseGpu == UseGpu::None)
+    text << ", CPU only";
+  return text.str();
+}
+
+DeviceGroup::DeviceGroup(std::vector<std::shared_ptr<Backend>> devices)
+  : m_Devices(std::move(devices))
+{
+  if (m_Devices.empty())
+  {
+    throw std::invalid_argument("DeviceGroup: no devices given");
+  }
+  std::vector<Backend *> raw;
+  for (const auto & d : m_Devices)
+  {
+    if (!d)
+      throw std::invalid_argument("DeviceGroup: a device is null");
+    raw.push_back(d.get());
+  }
+  m_Communicator = std::make_unique<HostCommunicator>(raw);
+}
+
+std::string
+DeviceGroup::summary() const
+{
+  std::ostringstream text;
+  const Backend &    first = *m_Devices.front();
+  text << size() << " x " << kindName(first.kind());
+  if (size() > 1)
+  {
+    text << " (sharded";
+    if (first.kind() == Backend::Kind::Cpu)
+      text << ", " << first.threadCount() << (first.threadCount() == 1 ? " thread" : " threads");
+    text << ")";
+  }
+  return text.str();
+}
+
+std::string
+DeviceGroup::summary(const ShardLayout & views, const ShardLayout & slices) const
+{
+  std::string text = summary();
+  if (views.padded() != views.real)
+    text += " (views padded " + std::to_string(views.real) + "->" + std::to_string(views.padded()) + ")";
+  if (slices.padded() != slices.real)
+    text += " (slices padded " + std::to_string(slices.real) + "->" + std::to_string(slices.padded()) + ")";
+  return text;
+}
+
+} // namespace mbir

@@ -1,0 +1,286 @@
+// One reconstruction across N devices (CPU devices and the host communicator): results independent of N
+// for every geometry and operation, padding inert even when poisoned, memory per device ~1/N, the device
+// policy, and a prepared sinogram scattered once.
+
+#include "MBIRTestSupport.h"
+#include "SpecGeometries.h"
+#include "mbir/Denoiser.h"
+#include "mbir/DirectRecon.h"
+#include "mbir/Metrics.h"
+#include "mbir/Phantom.h"
+#include "mbir/Reconstructor.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+
+using namespace mbir;
+using mbir::test::expectInvalid;
+
+namespace {
+
+std::shared_ptr<const DeviceGroup>
+cpuDevices(int n)
+{
+  std::vector<std::shared_ptr<Backend>> devices;
+  for (int d = 0; d < n; ++d)
+  {
+    devices.push_back(makeCpuBackend());
+  }
+  return std::make_shared<const DeviceGroup>(devices);
+}
+
+// Small scans with prime view (13) and slice (11) counts, so that most N leave padding.
+std::vector<test::NamedGeometry>
+primeCases()
+{
+  std::vector<test::NamedGeometry> cases;
+  cases.push_back({ "parallel", ParallelBeamGeometry({ 13, 11, 24 }, test::evenAngles(13, M_PI, 0.1)) });
+  ConeBeamGeometry cone({ 13, 10, 24 }, test::evenAngles(13, 2 * M_PI, 0.1), 96.0f, 48.0f);
+  cone.reconShape.slices = 11;
+  cases.push_back({ "cone", cone });
+  ConeBeamGeometry helix({ 13, 8, 24 }, test::evenAngles(13, 2 * M_PI, 0.1), 96.0f, 48.0f, test::linspace(-2, 2, 13), true);
+  helix.reconShape.slices = 11;
+  cases.push_back({ "curved_helical_cone", helix });
+  TranslationGeometry translation({ 13, 12, 24 }, test::specTranslations(13, 5), 96.0f, 48.0f);
+  translation.reconShape = ReconShape{ 3, 17, 11 };
+  cases.push_back({ "translation", translation });
+  MultiAxisParallelGeometry multiAxis({ 13, 11, 24 }, test::evenAngles(13, M_PI, 0.1), std::vector<float>(13, 0.2f));
+  multiAxis.reconShape.slices = 11;
+  cases.push_back({ "multi_axis", multiAxis });
+  return cases;
+}
+
+class DeviceCount : public ::testing::TestWithParam<test::NamedGeometry>
+{};
+
+ReconParams
+quickParams(const Geometry & geometry)
+{
+  ReconParams params = defaultReconParams(geometry);
+  params.verbose = 0;
+  params.maxIterations = 3;
+  params.seed = 11;
+  return params;
+}
+
+} // namespace
+
+TEST_P(DeviceCount, EveryOperationIsIndependentOfTheNumberOfDevices)
+{
+  const Geometry &         geometry = GetParam().geometry;
+  const Projector          one(geometry, makeCpuBackend());
+  const ReconShape &       r = one.reconShape();
+  const std::vector<float> x = sheppLoganLowDynamicRange(r);
+  const std::vector<float> y = one.forwardProject(x.data());
+  const std::vector<float> back = one.backProject(y.data());
+  const std::vector<float> direct = directRecon(one, y);
+  const Reconstructor      reference(geometry, makeCpuBackend(), quickParams(geometry));
+  const std::vector<float> mbir = reference.recon(y).recon;
+  DenoiseParams            denoise;
+  denoise.verbose = 0;
+  denoise.maxIterations = 3;
+  const std::vector<float> denoised = qggmrfDenoise(ArrayView3(x, r), denoise, makeCpuBackend()).image;
+
+  for (int n = 2; n <= 8; ++n)
+  {
+    SCOPED_TRACE("N = " + std::to_string(n));
+    const auto      devices = cpuDevices(n);
+    const Projector sharded(geometry, devices);
+    EXPECT_LT(test::relativeError(sharded.forwardProject(x.data()), y), 1e-5);
+    EXPECT_LT(test::relativeError(sharded.backProject(y.data()), back), 1e-5);
+    EXPECT_LT(test::relativeError(directRecon(sharded, y), direct), 1e-5);
+    const Reconstructor reconstructor(geometry, devices, quickParams(geometry));
+    EXPECT_LT(nrmse(reconstructor.recon(y).recon, mbir), 1e-4);
+    EXPECT_LT(nrmse(qggmrfDenoise(ArrayView3(x, r), denoise, devices).image, denoised), 1e-4);
+  }
+}
+
+// Padding filled with NaN before each operation leaves the results alone, and padded outputs are 0.
+TEST_P(DeviceCount, PoisonedPaddingIsInert)
+{
+  const Geometry &         geometry = GetParam().geometry;
+  const int                n = 4; // 13 views -> 16, 11 slices -> 12
+  const auto               devices = cpuDevices(n);
+  const Projector          projector(geometry, devices);
+  const Projector          one(geometry, makeCpuBackend());
+  const ReconShape &       r = projector.reconShape();
+  const SinogramShape &    s = projector.sinogramShape();
+  const std::vector<float> x = sheppLoganLowDynamicRange(r);
+  const std::vector<float> y = one.forwardProject(x.data());
+
+  auto poisonViews = [&](DeviceSinogram & sino) {
+    const std::size_t viewSize = std::size_t(s.rows) * s.channels;
+    for (int d = 0; d < n; ++d)
+      std::fill(sino.shard(d) + sino.views().valid(d) * viewSize, sino.shard(d) + sino.views().perDevice * viewSize, NAN);
+  };
+  auto poisonSlices = [&](DeviceVolume & volume) {
+    const int per = volume.slices().perDevice;
+    for (int d = 0; d < n; ++d)
+      for (std::size_t p = 0; p < r.numPixels(); ++p)
+        std::fill(volume.shard(d) + p * per + volume.slices().valid(d), volume.shard(d) + (p + 1) * per, NAN);
+  };
+  auto expectZeroViews = [&](const DeviceSinogram & sino) {
+    const std::size_t viewSize = std::size_t(s.rows) * s.channels;
+    for (int d = 0; d < n; ++d)
+      for (std::size_t i = sino.views().valid(d) * viewSize; i < sino.views().perDevice * viewSize; ++i)
+        ASSERT_EQ(sino.shard(d)[i], 0.0f) << "device " << d;
+  };
+  auto expectZeroSlices = [&](const DeviceVolume & volume) {
+    const int per = volume.slices().perDevice;
+    for (int d = 0; d < n; ++d)
+      for (std::size_t p = 0; p < r.numPixels(); ++p)
+        for (int k = volume.slices().valid(d); k < per; ++k)
+          ASSERT_EQ(volume.shard(d)[p * per + k], 0.0f) << "device " << d;
+  };
+
+  DeviceVolume volume = DeviceVolume::upload(devices, ArrayView3(x, r));
+  poisonSlices(volume);
+  const DeviceSinogram projected = projector.forwardProject(volume);
+  expectZeroViews(projected);
+  EXPECT_LT(test::relativeError(projected.download(), y), 1e-5);
+
+  DeviceSinogram sino = DeviceSinogram::upload(devices, ArrayView3(y, s));
+  poisonViews(sino);
+  const DeviceVolume back = projector.backProject(sino);
+  expectZeroSlices(back);
+  EXPECT_LT(test::relativeError(back.download(), one.backProject(y.data())), 1e-5);
+  const DeviceVolume direct = directRecon(projector, sino);
+  expectZeroSlices(direct);
+  EXPECT_LT(test::relativeError(direct.download(), directRecon(one, y)), 1e-5);
+
+  const Reconstructor     reconstructor(geometry, devices, quickParams(geometry));
+  const DeviceVolume      init = [&] {
+    DeviceVolume v = DeviceVolume::upload(devices, ArrayView3(x, r));
+    poisonSlices(v);
+    return v;
+  }();
+  const DeviceReconResult result = reconstructor.recon(sino, nullptr, InitialImage::fromVolume(init));
+  expectZeroSlices(result.recon);
+  const Reconstructor reference(geometry, makeCpuBackend(), quickParams(geometry));
+  EXPECT_LT(nrmse(result.recon.download(), reference.recon(ArrayView3(y, s), {}, InitialImage::fromVolume(ArrayView3(x, r))).recon),
+            1e-4);
+
+  DenoiseParams denoise;
+  denoise.verbose = 0;
+  denoise.maxIterations = 2;
+  denoise.sigmaNoise = 0.05f;
+  const DeviceDenoiseResult denoised = qggmrfDenoise(volume, denoise);
+  expectZeroSlices(denoised.image);
+  EXPECT_LT(nrmse(denoised.image.download(), qggmrfDenoise(ArrayView3(x, r), denoise, makeCpuBackend()).image), 1e-4);
+}
+
+TEST_P(DeviceCount, AdjointHoldsAtEveryDeviceCount)
+{
+  for (const int n : { 1, 3, 8 })
+  {
+    const Projector          projector(GetParam().geometry, cpuDevices(n));
+    const std::vector<float> x = test::uniformRandom(projector.reconShape().size(), 1);
+    const std::vector<float> y = test::uniformRandom(projector.sinogramShape().size(), 2);
+    std::vector<int>         pixels(projector.reconShape().numPixels());
+    std::iota(pixels.begin(), pixels.end(), 0);
+    const double ax_y = test::dot(projector.sparseForwardProject(x.data(), pixels), y);
+    const double x_aty = test::dot(x, projector.sparseBackProject(y.data(), pixels));
+    EXPECT_NEAR(ax_y, x_aty, 1e-4 * std::abs(ax_y)) << "N = " << n;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Geometries, DeviceCount, ::testing::ValuesIn(primeCases()), test::testName);
+
+// Bytes each device holds at its peak during a recon scale as 1/N (within 15 %) on a 256-class problem.
+TEST(MultiDevice, MemoryPerDeviceScalesAsOneOverN)
+{
+  const ParallelBeamGeometry geometry({ 256, 256, 256 }, test::evenAngles(256, M_PI));
+  ReconParams                params = quickParams(geometry);
+  params.maxIterations = 1;
+  const std::vector<float> y(geometry.sinogramShape.size(), 1.0f);
+  double                   single = 0.0;
+  for (const int n : { 1, 2, 4 })
+  {
+    const auto          devices = cpuDevices(n);
+    const Reconstructor reconstructor(geometry, devices, params);
+    reconstructor.recon(y);
+    std::size_t peak = 0;
+    for (const auto & device : devices->devices())
+    {
+      peak = std::max(peak, device->peakBytes());
+    }
+    if (n == 1)
+    {
+      single = double(peak);
+    }
+    std::printf("  N = %d: peak %.1f MiB per device, %.3f of single / N\n", n, peak / 1048576.0, peak * n / single);
+    EXPECT_LT(double(peak) * n / single, 1.15) << "N = " << n;
+  }
+}
+
+TEST(MultiDevice, PreparedSinogramIsScatteredOnce)
+{
+  const auto           devices = cpuDevices(3);
+  const ConeBeamGeometry geometry({ 31, 8, 24 }, test::evenAngles(31, 2 * M_PI), 96.0f, 48.0f);
+  const Reconstructor  reconstructor(geometry, devices, quickParams(geometry));
+  const std::vector<float> y =
+    reconstructor.forwardProject(sheppLoganLowDynamicRange(reconstructor.projector().reconShape()));
+  auto uploaded = [&] {
+    std::size_t bytes = 0;
+    for (const auto & device : devices->devices())
+      bytes += device->transfers().uploadedBytes;
+    return bytes;
+  };
+  const std::size_t    before = uploaded();
+  const DeviceSinogram prepared = DeviceSinogram::upload(devices, ArrayView3(y, geometry.sinogramShape));
+  const std::size_t    sinogramBytes = uploaded() - before;
+  EXPECT_EQ(sinogramBytes, y.size() * sizeof(float)); // each view to exactly one device
+  const std::size_t afterUpload = uploaded();
+  const DeviceReconResult first = reconstructor.recon(prepared);
+  const DeviceReconResult second = reconstructor.recon(prepared);
+  EXPECT_LT(uploaded() - afterUpload, sinogramBytes); // only pixel lists went up
+  EXPECT_EQ(first.recon.download(), second.recon.download());
+  EXPECT_EQ(first.recon.group().size(), 3); // the result stays split over the devices
+}
+
+TEST(DevicePolicy, ChoicesResolveAndFailClearly)
+{
+  ::setenv("MBIR_NUM_CPU_DEVICES", "4", 1);
+  const std::vector<std::shared_ptr<Backend>> all = availableDevices(UseGpu::None);
+  ASSERT_EQ(all.size(), 4u);
+  EXPECT_EQ(availableDevices(UseGpu::None)[2].get(), all[2].get()); // the same handles every time
+
+  EXPECT_EQ(DeviceSelection().useGpu(UseGpu::None).resolve(64, 64).size(), 4u);
+  EXPECT_FALSE(DeviceSelection().pinned());
+  // Automatic skips device counts that would leave a device with only padding: 5 slices on 4 -> 3.
+  EXPECT_EQ(DeviceSelection().useGpu(UseGpu::None).resolve(64, 5).size(), 3u);
+  const DeviceSelection two = DeviceSelection::firstDevices(2).useGpu(UseGpu::None);
+  EXPECT_TRUE(two.pinned());
+  EXPECT_EQ(two.resolve(64, 64), std::vector<std::shared_ptr<Backend>>(all.begin(), all.begin() + 2));
+  EXPECT_EQ(DeviceSelection::atIndices({ 3, 1 }).useGpu(UseGpu::None).resolve(64, 64),
+            (std::vector<std::shared_ptr<Backend>>{ all[3], all[1] }));
+  EXPECT_EQ(DeviceSelection::of({ all[2] }).resolve(64, 64).front().get(), all[2].get());
+  EXPECT_EQ(DeviceSelection::single().useGpu(UseGpu::None).resolve(64, 64).size(), 1u);
+  // An explicit count may leave padding-only devices: that is the user's choice.
+  EXPECT_EQ(DeviceSelection::firstDevices(4).useGpu(UseGpu::None).resolve(64, 3).size(), 4u);
+
+  expectInvalid([&] { DeviceSelection::firstDevices(0).resolve(8, 8); }, "must be >= 1");
+  expectInvalid([&] { DeviceSelection::firstDevices(9).useGpu(UseGpu::None).resolve(8, 8); }, "9 devices asked for");
+  expectInvalid([&] { DeviceSelection::atIndices({ 4 }).useGpu(UseGpu::None).resolve(8, 8); }, "index 4 is out of range");
+  expectInvalid([&] { DeviceSelection::atIndices({ 1, 1 }).useGpu(UseGpu::None).resolve(8, 8); }, "listed twice");
+  expectInvalid([&] { DeviceSelection::atIndices({}).resolve(8, 8); }, "empty");
+  expectInvalid([&] { DeviceSelection::of({}).resolve(8, 8); }, "empty");
+  expectInvalid([&] { DeviceSelection::of({ all[0], all[0] }).resolve(8, 8); }, "listed twice");
+  expectInvalid([] { parseUseGpu("sinograms"); }, "automatic, full or none");
+  ::setenv("MBIR_NUM_CPU_DEVICES", "zero", 1);
+  expectInvalid([] { availableDevices(UseGpu::None); }, "MBIR_NUM_CPU_DEVICES");
+  ::unsetenv("MBIR_NUM_CPU_DEVICES");
+  EXPECT_EQ(availableDevices(UseGpu::None).size(), 1u);
+
+  // The reconstructor keeps the selection it was given and says what it runs on.
+  ::setenv("MBIR_NUM_CPU_DEVICES", "4", 1);
+  const ParallelBeamGeometry geometry({ 181, 10, 16 }, test::evenAngles(181, M_PI));
+  const Reconstructor        four(geometry, DeviceSelection().useGpu(UseGpu::None), quickParams(geometry));
+  EXPECT_EQ(four.deviceSummary(), "4 x CPU (sharded, " + std::to_string(all[0]->threadCount()) +
+                                    " threads) (views padded 181->184) (slices padded 10->12)");
+  const Reconstructor single(geometry, DeviceSelection::single().useGpu(UseGpu::None), quickParams(geometry));
+  EXPECT_EQ(single.deviceSummary(), "1 x CPU");
+  ::unsetenv("MBIR_NUM_CPU_DEVICES");
+}
