@@ -62,16 +62,18 @@ public:
   /** A projections input, [channel, row, view], as an engine sinogram on `devices`: an itk::Image is
    * uploaded, an MBIRDeviceImage holding projections is shared. */
   static std::shared_ptr<const mbir::DeviceSinogram>
-  Projections(const DataObject * input, const std::shared_ptr<const mbir::DeviceGroup> & devices, const std::string & name);
+  Projections(const DataObject *                               input,
+              const std::shared_ptr<const mbir::DeviceGroup> & devices,
+              const std::string &                              name);
 
   /** The same, checked against the geometry: an itk::Image is uploaded (its size must be
    * [channels, rows, views] of the geometry and its spacing the detector pitch), an MBIRDeviceImage is
    * shared. `name` names the input in errors. */
   static std::shared_ptr<const mbir::DeviceSinogram>
-  Projections(const DataObject *                     input,
-              const MBIRGeometry &                   geometry,
+  Projections(const DataObject *                               input,
+              const MBIRGeometry &                             geometry,
               const std::shared_ptr<const mbir::DeviceGroup> & devices,
-              const std::string &                    name);
+              const std::string &                              name);
 
   /** A volume input, [x, y, z], as an engine volume (rows = y, cols = x, slices = z) on `devices`. */
   static std::shared_ptr<const mbir::DeviceVolume>
@@ -80,10 +82,10 @@ public:
   /** The same, and its size must be the geometry's volume size and its spacing the geometry's voxel
    * pitch. */
   static std::shared_ptr<const mbir::DeviceVolume>
-  Volume(const DataObject *                     input,
-         const MBIRGeometry &                   geometry,
+  Volume(const DataObject *                               input,
+         const MBIRGeometry &                             geometry,
          const std::shared_ptr<const mbir::DeviceGroup> & devices,
-         const std::string &                    name);
+         const std::string &                              name);
 
   /** Checks the kind of a named input before the pipeline runs, since ProcessObject::SetInput(name, ...)
    * takes any DataObject and the typed getters do not check in release builds: "Geometry" must be an

@@ -41,9 +41,9 @@ template<typename TInputImage, typename TOutputImage>
 void
 MBIRForwardProjectionFilter<TInputImage, TOutputImage>::GenerateData()
 {
-  const MBIRGeometry &                        geometry = *this->GetGeometry();
-  const auto devices = this->ChooseDevices(static_cast<int>(geometry.GetNumberOfViews()),
-                                            static_cast<int>(geometry.GetVolumeSize()[2]));
+  const MBIRGeometry & geometry = *this->GetGeometry();
+  const auto           devices =
+    this->ChooseDevices(static_cast<int>(geometry.GetNumberOfViews()), static_cast<int>(geometry.GetVolumeSize()[2]));
   std::shared_ptr<const mbir::DeviceSinogram> projections;
   MBIRFilterSupport::RunEngine(this, [&] {
     const mbir::Projector projector(geometry.GetEngineGeometry(), devices);

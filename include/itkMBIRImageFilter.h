@@ -37,7 +37,7 @@ namespace itk {
  *
  * \ingroup MBIR
  */
-template <typename TInputImage, typename TOutputImage>
+template<typename TInputImage, typename TOutputImage>
 class ITK_TEMPLATE_EXPORT MBIRImageFilter : public ImageToImageFilter<TInputImage, TOutputImage>
 {
 public:

@@ -115,10 +115,10 @@ template<typename TInputImage, typename TOutputImage>
 void
 MBIRReconstructionFilter<TInputImage, TOutputImage>::GenerateData()
 {
-  const MBIRGeometry &    geometry = *this->GetGeometry();
-  const mbir::Geometry    engineGeometry = geometry.GetEngineGeometry();
-  const auto devices = this->ChooseDevices(static_cast<int>(geometry.GetNumberOfViews()),
-                                            static_cast<int>(geometry.GetVolumeSize()[2]));
+  const MBIRGeometry & geometry = *this->GetGeometry();
+  const mbir::Geometry engineGeometry = geometry.GetEngineGeometry();
+  const auto           devices =
+    this->ChooseDevices(static_cast<int>(geometry.GetNumberOfViews()), static_cast<int>(geometry.GetVolumeSize()[2]));
   mbir::DeviceReconResult result;
   this->UpdateProgress(0.0f);
   MBIRFilterSupport::RunEngine(this, [&] {

@@ -50,8 +50,8 @@ QGGMRFDenoiseFilter<TInputImage, TOutputImage>::GenerateData()
   };
   params.progress = MBIRFilterSupport::ProgressReporter(this);
 
-  const int  slices = static_cast<int>(this->GetInput()->GetLargestPossibleRegion().GetSize()[2]);
-  const auto devices = this->ChooseDevices(slices, slices);
+  const int                 slices = static_cast<int>(this->GetInput()->GetLargestPossibleRegion().GetSize()[2]);
+  const auto                devices = this->ChooseDevices(slices, slices);
   mbir::DeviceDenoiseResult result;
   this->UpdateProgress(0.0f);
   MBIRFilterSupport::RunEngine(this, [&] {

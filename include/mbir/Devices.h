@@ -15,8 +15,8 @@ namespace mbir {
 // ceil(real / N); the last shares hold padding, which is kept zero and never read.
 struct ShardLayout
 {
-  int real = 0;     // the axis length of the problem
-  int devices = 1;  // N
+  int real = 0;      // the axis length of the problem
+  int devices = 1;   // N
   int perDevice = 0; // ceil(real / N)
 
   ShardLayout() = default;
@@ -101,8 +101,8 @@ public:
   friend bool
   operator==(const DeviceSelection & a, const DeviceSelection & b)
   {
-    return a.m_Kind == b.m_Kind && a.m_Count == b.m_Count && a.m_Indices == b.m_Indices &&
-           a.m_Devices == b.m_Devices && a.m_UseGpu == b.m_UseGpu;
+    return a.m_Kind == b.m_Kind && a.m_Count == b.m_Count && a.m_Indices == b.m_Indices && a.m_Devices == b.m_Devices &&
+           a.m_UseGpu == b.m_UseGpu;
   }
 
 private:

@@ -11,8 +11,7 @@ Backend::recordAllocation(std::size_t bytes)
   const std::size_t now = (m_BytesInUse += bytes);
   std::size_t       peak = m_PeakBytes.load();
   while (now > peak && !m_PeakBytes.compare_exchange_weak(peak, now))
-  {
-  }
+  {}
 }
 
 #if !MBIR_USE_CUDA

@@ -48,8 +48,11 @@ public:
     {
       Backend & device = m_Volume.group->device(d);
       device.gatherCylinders(m_Error[d], subset[d], m_ErrorAtSubset[d].data());
-      const Backend::WeightedProducts p = device.weightedProducts(
-        m_ErrorAtSubset[d].data(), delta[d], nullptr, static_cast<std::size_t>(subset[d].numPixels) * subset[d].numSlices);
+      const Backend::WeightedProducts p =
+        device.weightedProducts(m_ErrorAtSubset[d].data(),
+                                delta[d],
+                                nullptr,
+                                static_cast<std::size_t>(subset[d].numPixels) * subset[d].numSlices);
       ab.push_back(p.ab);
       bb.push_back(p.bb);
     }
@@ -178,14 +181,18 @@ qggmrfDenoise(const DeviceVolume & input, const DenoiseParams & params)
   {
     Backend & device = group.device(d);
     device.copy(input.shard(d), result.image.shard(d), volume.shardShape().size());
-    device.fillSlices(
-      0.0f, result.image.shard(d), shape.numPixels(), volume.slices.perDevice, volume.slices.valid(d), volume.slices.perDevice);
+    device.fillSlices(0.0f,
+                      result.image.shard(d),
+                      shape.numPixels(),
+                      volume.slices.perDevice,
+                      volume.slices.valid(d),
+                      volume.slices.perDevice);
     error.push_back(device.allocate<float>(volume.shardShape().size()));
     errors.push_back(error[d].data());
     all.push_back(device.upload(pixels.data(), pixels.size()));
     volume.shards.push_back(result.image.shard(d));
-    volume.all.push_back(CylinderBatch{
-      all[d].data(), static_cast<int>(pixels.size()), volume.slices.perDevice, volume.slices.first(d) });
+    volume.all.push_back(
+      CylinderBatch{ all[d].data(), static_cast<int>(pixels.size()), volume.slices.perDevice, volume.slices.first(d) });
   }
 
   std::mt19937_64    random(params.seed);

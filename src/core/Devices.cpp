@@ -83,8 +83,8 @@ cpuDeviceCount()
   const long n = std::strtol(text, &end, 10);
   if (*end != '\0' || n < 1 || n > 64)
   {
-    throw std::invalid_argument(std::string("MBIR_NUM_CPU_DEVICES must be a whole number from 1 to 64, got '") +
-                                text + "'");
+    throw std::invalid_argument(std::string("MBIR_NUM_CPU_DEVICES must be a whole number from 1 to 64, got '") + text +
+                                "'");
   }
   return static_cast<int>(n);
 }

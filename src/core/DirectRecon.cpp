@@ -92,7 +92,10 @@ filteredBackProjection(const Projector &                  projector,
 
 // FBP: 1 / (voxel area) cancels the area the adjoint spreads per voxel; pi / V is the angular step.
 void
-direct(const ParallelBeamGeometry & g, const Projector & projector, const DeviceSinogram & sinogram, DeviceVolume & volume)
+direct(const ParallelBeamGeometry & g,
+       const Projector &            projector,
+       const DeviceSinogram &       sinogram,
+       DeviceVolume &               volume)
 {
   const double area = double(g.deltaVoxel) * g.deltaY();
   filteredBackProjection(

@@ -62,10 +62,9 @@ Projector::rorCylinders(int d) const
 CylinderBatch
 Projector::allCylinders(int d) const
 {
-  return CylinderBatch{ m_Devices[d].allPixels.data(),
-                        static_cast<int>(reconShape().numPixels()),
-                        m_Slices.perDevice,
-                        m_Slices.first(d) };
+  return CylinderBatch{
+    m_Devices[d].allPixels.data(), static_cast<int>(reconShape().numPixels()), m_Slices.perDevice, m_Slices.first(d)
+  };
 }
 
 std::vector<DeviceArray<int>>
@@ -292,8 +291,7 @@ std::vector<float>
 Projector::backProject(const float * sinogram) const
 {
   const SinogramShape & s = sinogramShape();
-  return backProject(DeviceSinogram::upload(m_Group, ArrayView3(sinogram, { s.views, s.rows, s.channels })))
-    .download();
+  return backProject(DeviceSinogram::upload(m_Group, ArrayView3(sinogram, { s.views, s.rows, s.channels }))).download();
 }
 
 std::vector<float>
@@ -330,8 +328,8 @@ Projector::sparseForwardProject(const float * values, const std::vector<int> & p
   const std::vector<DeviceArray<int>> onDevices = uploadPixels(pixels);
   const std::vector<CylinderBatch>    batches = batchesOf(onDevices);
   // The cylinders as a volume of pixels.size() pixels, split by slice like any volume.
-  const DeviceVolume cylinders = DeviceVolume::upload(
-    m_Group, ArrayView3(values, { 1, static_cast<int>(pixels.size()), slices }));
+  const DeviceVolume cylinders =
+    DeviceVolume::upload(m_Group, ArrayView3(values, { 1, static_cast<int>(pixels.size()), slices }));
   DeviceSinogram             sinogram(m_Group, sinogramShape());
   std::vector<const float *> sources;
   std::vector<float *>       targets;
@@ -356,8 +354,8 @@ Projector::sparseBackProject(const float * sinogram, const std::vector<int> & pi
                                 std::to_string(power));
   }
   checkPixels(pixels);
-  const SinogramShape &               s = sinogramShape();
-  const DeviceSinogram                y = DeviceSinogram::upload(m_Group, ArrayView3(sinogram, { s.views, s.rows, s.channels }));
+  const SinogramShape & s = sinogramShape();
+  const DeviceSinogram  y = DeviceSinogram::upload(m_Group, ArrayView3(sinogram, { s.views, s.rows, s.channels }));
   const std::vector<DeviceArray<int>> onDevices = uploadPixels(pixels);
   const std::vector<CylinderBatch>    batches = batchesOf(onDevices);
   DeviceVolume               cylinders(m_Group, ReconShape{ 1, static_cast<int>(pixels.size()), reconShape().slices });

@@ -17,11 +17,11 @@ namespace {
 class ProjectorDataTerm final : public detail::DataTerm
 {
 public:
-  ProjectorDataTerm(const Projector &                         projector,
-                    detail::PerDevice<float *>                error,
-                    detail::PerDevice<const float *>          weights,
-                    detail::PerDevice<const float *>          hessian,
-                    double                                    meanWeight)
+  ProjectorDataTerm(const Projector &                projector,
+                    detail::PerDevice<float *>       error,
+                    detail::PerDevice<const float *> weights,
+                    detail::PerDevice<const float *> hessian,
+                    double                           meanWeight)
     : m_Projector(projector)
     , m_Error(std::move(error))
     , m_Weights(std::move(weights))
@@ -111,12 +111,12 @@ private:
     return m_Weights.empty() ? nullptr : m_Weights[d];
   }
 
-  const Projector &                   m_Projector;
-  detail::PerDevice<float *>          m_Error;
-  detail::PerDevice<const float *>    m_Weights;
-  detail::PerDevice<const float *>    m_Hessian;
+  const Projector &                     m_Projector;
+  detail::PerDevice<float *>            m_Error;
+  detail::PerDevice<const float *>      m_Weights;
+  detail::PerDevice<const float *>      m_Hessian;
   detail::PerDevice<DeviceArray<float>> m_Change;
-  double                              m_MeanWeight;
+  double                                m_MeanWeight;
 };
 
 void
@@ -354,7 +354,7 @@ Reconstructor::solveFromHost(ArrayView3   sinogram,
   }
   const std::shared_ptr<const DeviceGroup> & devices = m_Projector.groupPointer();
   const DeviceSinogram                       y = DeviceSinogram::upload(devices, sinogram);
-  DeviceSinogram                   w;
+  DeviceSinogram                             w;
   if (!weights.empty())
   {
     w = DeviceSinogram::upload(devices, weights);
@@ -444,8 +444,8 @@ Reconstructor::solve(const DeviceSinogram & sinogram,
   if (m_Params.verbose >= 1)
   {
     std::ostringstream head;
-    head << "MBIR on " << m_Projector.deviceSummary() << ": sinogram " << sinoShape.str() << ", recon "
-         << shape.str() << ", sigma_y " << reg.sigmaY << ", sigma_x " << reg.sigmaX;
+    head << "MBIR on " << m_Projector.deviceSummary() << ": sinogram " << sinoShape.str() << ", recon " << shape.str()
+         << ", sigma_y " << reg.sigmaY << ", sigma_x " << reg.sigmaX;
     if (proxInput)
       head << ", proximal prior sigma_prox " << reg.sigmaProx;
     log(head.str());
@@ -488,7 +488,8 @@ Reconstructor::solve(const DeviceSinogram & sinogram,
     {
       error.push_back(group.device(d).allocate<float>(m_Projector.sinogramShardSize()));
       ror.push_back(m_Projector.rorCylinders(d));
-      cylinders.push_back(group.device(d).allocate<float>(static_cast<std::size_t>(ror[d].numPixels) * ror[d].numSlices));
+      cylinders.push_back(
+        group.device(d).allocate<float>(static_cast<std::size_t>(ror[d].numPixels) * ror[d].numSlices));
       group.device(d).gatherCylinders(x.shard(d), ror[d], cylinders[d].data());
       values.push_back(cylinders[d].data());
       targets.push_back(error[d].data());

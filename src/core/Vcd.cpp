@@ -197,9 +197,9 @@ runVcd(VcdVolume &              volume,
   VcdOutcome outcome;
   for (std::size_t iteration = 0; iteration < schedule.size(); ++iteration)
   {
-    const auto                                  start = std::chrono::steady_clock::now();
+    const auto                                       start = std::chrono::steady_clock::now();
     const std::vector<PerDevice<DeviceArray<int>>> & partition = partitions[schedule[iteration]];
-    std::vector<int>                            order(partition.size());
+    std::vector<int>                                 order(partition.size());
     std::iota(order.begin(), order.end(), 0);
     if (settings.shuffleSubsets)
     {
@@ -212,10 +212,8 @@ runVcd(VcdVolume &              volume,
       PerDevice<CylinderBatch> subset;
       for (int d = 0; d < n; ++d)
       {
-        subset.push_back(CylinderBatch{ partition[s][d].data(),
-                                        static_cast<int>(partition[s][d].size()),
-                                        perDevice,
-                                        volume.slices.first(d) });
+        subset.push_back(CylinderBatch{
+          partition[s][d].data(), static_cast<int>(partition[s][d].size()), perDevice, volume.slices.first(d) });
       }
       const std::size_t count = partition[s][0].size() * perDevice;
 

@@ -21,11 +21,11 @@ using PerDevice = std::vector<T>;
 // The volume being solved for: every pixel, slices split by `slices` over the group's devices.
 struct VcdVolume
 {
-  const DeviceGroup *       group = nullptr;
-  ShardLayout               slices;
-  ReconShape                shape;  // the real volume
-  PerDevice<float *>        shards; // all pixels x slices.perDevice on each device
-  PerDevice<CylinderBatch>  all;    // every pixel on each device, in order
+  const DeviceGroup *      group = nullptr;
+  ShardLayout              slices;
+  ReconShape               shape;  // the real volume
+  PerDevice<float *>       shards; // all pixels x slices.perDevice on each device
+  PerDevice<CylinderBatch> all;    // every pixel on each device, in order
 
   ReconShape
   shardShape() const
@@ -70,9 +70,9 @@ public:
 // The prior side: qGGMRF, or the proximal term ||x - v||^2 / (2 sigma^2).
 struct PriorTerm
 {
-  kernels::QGGMRFParams      qggmrf{};
-  PerDevice<const float *>   proxInput; // one shard per device; non-empty selects the proximal prior
-  float                      sigmaProx = 1.0f;
+  kernels::QGGMRFParams    qggmrf{};
+  PerDevice<const float *> proxInput; // one shard per device; non-empty selects the proximal prior
+  float                    sigmaProx = 1.0f;
 };
 
 // The qGGMRF parameters from the user's scale, exponents, threshold and per-axis neighbour weights.

@@ -132,10 +132,10 @@ MBIRFilterSupport::DevicesFor(const std::vector<const DataObject *> & inputs,
 }
 
 std::shared_ptr<const mbir::DeviceSinogram>
-MBIRFilterSupport::Projections(const DataObject *                     input,
-                               const MBIRGeometry &                   geometry,
+MBIRFilterSupport::Projections(const DataObject *                               input,
+                               const MBIRGeometry &                             geometry,
                                const std::shared_ptr<const mbir::DeviceGroup> & devices,
-                               const std::string &                    name)
+                               const std::string &                              name)
 {
   const ImageType *       image;
   const DeviceImageType * device;
@@ -163,9 +163,9 @@ MBIRFilterSupport::Projections(const DataObject *                     input,
 }
 
 std::shared_ptr<const mbir::DeviceSinogram>
-MBIRFilterSupport::Projections(const DataObject *                     input,
+MBIRFilterSupport::Projections(const DataObject *                               input,
                                const std::shared_ptr<const mbir::DeviceGroup> & devices,
-                               const std::string &                    name)
+                               const std::string &                              name)
 {
   const ImageType *       image;
   const DeviceImageType * device;
@@ -193,10 +193,10 @@ MBIRFilterSupport::Projections(const DataObject *                     input,
 }
 
 std::shared_ptr<const mbir::DeviceVolume>
-MBIRFilterSupport::Volume(const DataObject *                     input,
-                          const MBIRGeometry &                   geometry,
+MBIRFilterSupport::Volume(const DataObject *                               input,
+                          const MBIRGeometry &                             geometry,
                           const std::shared_ptr<const mbir::DeviceGroup> & devices,
-                          const std::string &                    name)
+                          const std::string &                              name)
 {
   const ImageType *       image;
   const DeviceImageType * device;
@@ -223,9 +223,9 @@ MBIRFilterSupport::Volume(const DataObject *                     input,
 }
 
 std::shared_ptr<const mbir::DeviceVolume>
-MBIRFilterSupport::Volume(const DataObject *                     input,
+MBIRFilterSupport::Volume(const DataObject *                               input,
                           const std::shared_ptr<const mbir::DeviceGroup> & devices,
-                          const std::string &                    name)
+                          const std::string &                              name)
 {
   const ImageType *       image;
   const DeviceImageType * device;

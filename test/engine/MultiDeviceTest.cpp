@@ -40,10 +40,12 @@ primeCases()
   ConeBeamGeometry cone({ 13, 10, 24 }, test::evenAngles(13, 2 * M_PI, 0.1), 96.0f, 48.0f);
   cone.reconShape.slices = 11;
   cases.push_back({ "cone", cone });
-  ConeBeamGeometry helix({ 13, 8, 24 }, test::evenAngles(13, 2 * M_PI, 0.1), 96.0f, 48.0f, test::linspace(-2, 2, 13), true);
+  ConeBeamGeometry helix(
+    { 13, 8, 24 }, test::evenAngles(13, 2 * M_PI, 0.1), 96.0f, 48.0f, test::linspace(-2, 2, 13), true);
   helix.reconShape.slices = 11;
   cases.push_back({ "curved_helical_cone", helix });
   TranslationGeometry translation({ 13, 12, 24 }, test::specTranslations(13, 5), 96.0f, 48.0f);
+  translation.voxelRowAspect = 8.0f; // rows 8 voxels deep, 3 of them well clear of the source
   translation.reconShape = ReconShape{ 3, 17, 11 };
   cases.push_back({ "translation", translation });
   MultiAxisParallelGeometry multiAxis({ 13, 11, 24 }, test::evenAngles(13, M_PI, 0.1), std::vector<float>(13, 0.2f));
@@ -113,7 +115,8 @@ TEST_P(DeviceCount, PoisonedPaddingIsInert)
   auto poisonViews = [&](DeviceSinogram & sino) {
     const std::size_t viewSize = std::size_t(s.rows) * s.channels;
     for (int d = 0; d < n; ++d)
-      std::fill(sino.shard(d) + sino.views().valid(d) * viewSize, sino.shard(d) + sino.views().perDevice * viewSize, NAN);
+      std::fill(
+        sino.shard(d) + sino.views().valid(d) * viewSize, sino.shard(d) + sino.views().perDevice * viewSize, NAN);
   };
   auto poisonSlices = [&](DeviceVolume & volume) {
     const int per = volume.slices().perDevice;
@@ -150,8 +153,8 @@ TEST_P(DeviceCount, PoisonedPaddingIsInert)
   expectZeroSlices(direct);
   EXPECT_LT(test::relativeError(direct.download(), directRecon(one, y)), 1e-5);
 
-  const Reconstructor     reconstructor(geometry, devices, quickParams(geometry));
-  const DeviceVolume      init = [&] {
+  const Reconstructor reconstructor(geometry, devices, quickParams(geometry));
+  const DeviceVolume  init = [&] {
     DeviceVolume v = DeviceVolume::upload(devices, ArrayView3(x, r));
     poisonSlices(v);
     return v;
@@ -159,7 +162,8 @@ TEST_P(DeviceCount, PoisonedPaddingIsInert)
   const DeviceReconResult result = reconstructor.recon(sino, nullptr, InitialImage::fromVolume(init));
   expectZeroSlices(result.recon);
   const Reconstructor reference(geometry, makeCpuBackend(), quickParams(geometry));
-  EXPECT_LT(nrmse(result.recon.download(), reference.recon(ArrayView3(y, s), {}, InitialImage::fromVolume(ArrayView3(x, r))).recon),
+  EXPECT_LT(nrmse(result.recon.download(),
+                  reference.recon(ArrayView3(y, s), {}, InitialImage::fromVolume(ArrayView3(x, r))).recon),
             1e-4);
 
   DenoiseParams denoise;
@@ -217,9 +221,9 @@ TEST(MultiDevice, MemoryPerDeviceScalesAsOneOverN)
 
 TEST(MultiDevice, PreparedSinogramIsScatteredOnce)
 {
-  const auto           devices = cpuDevices(3);
-  const ConeBeamGeometry geometry({ 31, 8, 24 }, test::evenAngles(31, 2 * M_PI), 96.0f, 48.0f);
-  const Reconstructor  reconstructor(geometry, devices, quickParams(geometry));
+  const auto               devices = cpuDevices(3);
+  const ConeBeamGeometry   geometry({ 121, 16, 24 }, test::evenAngles(121, 2 * M_PI), 96.0f, 48.0f);
+  const Reconstructor      reconstructor(geometry, devices, quickParams(geometry));
   const std::vector<float> y =
     reconstructor.forwardProject(sheppLoganLowDynamicRange(reconstructor.projector().reconShape()));
   auto uploaded = [&] {
@@ -232,7 +236,7 @@ TEST(MultiDevice, PreparedSinogramIsScatteredOnce)
   const DeviceSinogram prepared = DeviceSinogram::upload(devices, ArrayView3(y, geometry.sinogramShape));
   const std::size_t    sinogramBytes = uploaded() - before;
   EXPECT_EQ(sinogramBytes, y.size() * sizeof(float)); // each view to exactly one device
-  const std::size_t afterUpload = uploaded();
+  const std::size_t       afterUpload = uploaded();
   const DeviceReconResult first = reconstructor.recon(prepared);
   const DeviceReconResult second = reconstructor.recon(prepared);
   EXPECT_LT(uploaded() - afterUpload, sinogramBytes); // only pixel lists went up
@@ -263,7 +267,8 @@ TEST(DevicePolicy, ChoicesResolveAndFailClearly)
 
   expectInvalid([&] { DeviceSelection::firstDevices(0).resolve(8, 8); }, "must be >= 1");
   expectInvalid([&] { DeviceSelection::firstDevices(9).useGpu(UseGpu::None).resolve(8, 8); }, "9 devices asked for");
-  expectInvalid([&] { DeviceSelection::atIndices({ 4 }).useGpu(UseGpu::None).resolve(8, 8); }, "index 4 is out of range");
+  expectInvalid([&] { DeviceSelection::atIndices({ 4 }).useGpu(UseGpu::None).resolve(8, 8); },
+                "index 4 is out of range");
   expectInvalid([&] { DeviceSelection::atIndices({ 1, 1 }).useGpu(UseGpu::None).resolve(8, 8); }, "listed twice");
   expectInvalid([&] { DeviceSelection::atIndices({}).resolve(8, 8); }, "empty");
   expectInvalid([&] { DeviceSelection::of({}).resolve(8, 8); }, "empty");
@@ -278,8 +283,9 @@ TEST(DevicePolicy, ChoicesResolveAndFailClearly)
   ::setenv("MBIR_NUM_CPU_DEVICES", "4", 1);
   const ParallelBeamGeometry geometry({ 181, 10, 16 }, test::evenAngles(181, M_PI));
   const Reconstructor        four(geometry, DeviceSelection().useGpu(UseGpu::None), quickParams(geometry));
-  EXPECT_EQ(four.deviceSummary(), "4 x CPU (sharded, " + std::to_string(all[0]->threadCount()) +
-                                    " threads) (views padded 181->184) (slices padded 10->12)");
+  EXPECT_EQ(four.deviceSummary(),
+            "4 x CPU (sharded, " + std::to_string(all[0]->threadCount()) +
+              " threads) (views padded 181->184) (slices padded 10->12)");
   const Reconstructor single(geometry, DeviceSelection::single().useGpu(UseGpu::None), quickParams(geometry));
   EXPECT_EQ(single.deviceSummary(), "1 x CPU");
   ::unsetenv("MBIR_NUM_CPU_DEVICES");
