@@ -18,6 +18,17 @@ public:
   // dst (on device `to`) = src (on device `from`), `count` floats.
   virtual void
   copy(int from, const float * src, int to, float * dst, std::size_t count) = 0;
+  // `rows` runs of `width` floats: dst + r * dstPitch (on `to`) = src + r * srcPitch (on `from`). Moves one
+  // device's slice band of many cylinders into (or out of) whole cylinders on another.
+  virtual void
+  copyRows(int           from,
+           const float * src,
+           std::size_t   srcPitch,
+           int           to,
+           float *       dst,
+           std::size_t   dstPitch,
+           std::size_t   width,
+           std::size_t   rows) = 0;
   // Every buffer but the root's becomes a copy of the root's.
   virtual void
   broadcast(int root, const std::vector<float *> & buffers, std::size_t count) = 0;
@@ -41,6 +52,15 @@ public:
 
   void
   copy(int from, const float * src, int to, float * dst, std::size_t count) override;
+  void
+  copyRows(int           from,
+           const float * src,
+           std::size_t   srcPitch,
+           int           to,
+           float *       dst,
+           std::size_t   dstPitch,
+           std::size_t   width,
+           std::size_t   rows) override;
   void
   broadcast(int root, const std::vector<float *> & buffers, std::size_t count) override;
   void

@@ -1,9 +1,10 @@
 #pragma once
 // Forward and back projection, and the Hessian diagonal, of one geometry over the devices of a group:
 // the sinogram split by view, the volume by slice (ARCHITECTURE.md "One reconstruction, as data"). A
-// back projection is a reduce-scatter by slice (each device back-projects its views, the sums land on the
-// owners of the slices), a forward projection an all-gather (each owner's slices reach every device,
-// which projects them onto its views), one owner's slices at a time so transient memory stays one shard.
+// back projection is a reduce-scatter by slice (each device back-projects its views onto whole
+// cylinders, the owners of the slices sum them), a forward projection an all-gather (every owner's
+// slices reach every device, which projects the whole cylinders onto its views), in chunks of cylinders
+// a fraction of a volume shard big, so transient memory does not grow with the problem.
 // The host-array methods take and return the public layouts; the arrays passed in are never modified.
 
 #include "mbir/Backend.h"
@@ -173,6 +174,8 @@ private:
 
   void
   checkPixels(const std::vector<int> & pixels) const;
+  std::size_t
+  cylindersPerChunk(std::size_t pixels) const;
 
   Geometry                           m_Geometry;
   std::shared_ptr<const DeviceGroup> m_Group;

@@ -36,6 +36,39 @@ HostCommunicator::copy(int from, const float * src, int to, float * dst, std::si
 }
 
 void
+HostCommunicator::copyRows(int           from,
+                           const float * src,
+                           std::size_t   srcPitch,
+                           int           to,
+                           float *       dst,
+                           std::size_t   dstPitch,
+                           std::size_t   width,
+                           std::size_t   rows)
+{
+  if (hostAddressable(*m_Devices[from]) && hostAddressable(*m_Devices[to]))
+  {
+    for (std::size_t r = 0; r < rows; ++r)
+    {
+      std::memcpy(dst + r * dstPitch, src + r * srcPitch, width * sizeof(float));
+    }
+    return;
+  }
+  // Through the host: the rows read, placed among the destination's, written back (rows == 0: nothing).
+  if (rows == 0 || width == 0)
+  {
+    return;
+  }
+  std::vector<float> all(srcPitch * rows), target(dstPitch * rows);
+  m_Devices[from]->copyToHost(src, all.data(), (srcPitch * (rows - 1) + width) * sizeof(float));
+  m_Devices[to]->copyToHost(dst, target.data(), (dstPitch * (rows - 1) + width) * sizeof(float));
+  for (std::size_t r = 0; r < rows; ++r)
+  {
+    std::memcpy(target.data() + r * dstPitch, all.data() + r * srcPitch, width * sizeof(float));
+  }
+  m_Devices[to]->copyToDevice(target.data(), dst, (dstPitch * (rows - 1) + width) * sizeof(float));
+}
+
+void
 HostCommunicator::broadcast(int root, const std::vector<float *> & buffers, std::size_t count)
 {
   for (int d = 0; d < static_cast<int>(buffers.size()); ++d)

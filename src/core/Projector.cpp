@@ -90,38 +90,52 @@ Projector::batchesOf(const std::vector<DeviceArray<int>> & pixels) const
   return batches;
 }
 
+// Devices work on whole cylinders (every slice), so each (view, pixel) footprint is computed once, in
+// chunks of cylinders a quarter of a volume shard big together, so transient memory stays a fraction
+// of a shard whatever the batch. One device needs no chunks and no copies.
+std::size_t
+Projector::cylindersPerChunk(std::size_t pixels) const
+{
+  if (numDevices() == 1)
+  {
+    return std::max<std::size_t>(pixels, 1);
+  }
+  return std::max<std::size_t>(1, volumeShardSize() / (4 * m_Slices.padded())); // a quarter of a shard
+}
+
 void
 Projector::forward(const std::vector<CylinderBatch> & batches,
                    const std::vector<const float *> & values,
                    const std::vector<float *> &       sinograms) const
 {
-  const int                       n = numDevices();
-  const std::size_t               band = static_cast<std::size_t>(batches[0].numPixels) * m_Slices.perDevice;
-  std::vector<DeviceArray<float>> received(n);
-  for (int owner = 0; owner < n; ++owner)
+  const int         n = numDevices();
+  const std::size_t pixels = batches[0].numPixels;
+  const std::size_t per = m_Slices.perDevice, whole = m_Slices.padded();
+  const std::size_t chunk = cylindersPerChunk(pixels);
+  Communicator &    comm = m_Group->communicator();
+  if (n == 1)
   {
-    if (m_Slices.valid(owner) == 0)
+    if (views(0).count > 0)
+      device(0).forwardProject(m_Devices[0].model, batches[0], values[0], views(0), sinograms[0]);
+    return;
+  }
+  for (int d = 0; d < n; ++d)
+  {
+    if (views(d).count == 0)
     {
-      continue; // only padding: nothing to project
+      continue;
     }
-    for (int d = 0; d < n; ++d)
+    DeviceArray<float> cylinders = device(d).allocate<float>(std::min(chunk, pixels) * whole);
+    for (std::size_t start = 0; start < pixels; start += chunk)
     {
-      const float * slices = values[owner];
-      if (d != owner)
+      const std::size_t count = std::min(chunk, pixels - start);
+      // All-gather: every owner's slices of these cylinders, placed in whole cylinders on device d.
+      for (int owner = 0; owner < n; ++owner)
       {
-        if (received[d].empty())
-        {
-          received[d] = device(d).allocate<float>(band);
-        }
-        m_Group->communicator().copy(owner, values[owner], d, received[d].data(), band);
-        slices = received[d].data();
+        comm.copyRows(owner, values[owner] + start * per, per, d, cylinders.data() + owner * per, whole, per, count);
       }
-      CylinderBatch batch = batches[d];
-      batch.firstSlice = m_Slices.first(owner);
-      if (views(d).count > 0)
-      {
-        device(d).forwardProject(m_Devices[d].model, batch, slices, views(d), sinograms[d]);
-      }
+      const CylinderBatch batch{ batches[d].pixels + start, static_cast<int>(count), static_cast<int>(whole), 0 };
+      device(d).forwardProject(m_Devices[d].model, batch, cylinders.data(), views(d), sinograms[d]);
     }
   }
 }
@@ -133,36 +147,54 @@ Projector::back(const std::vector<const float *> & sinograms,
                 const std::vector<CylinderBatch> & batches,
                 const std::vector<float *> &       values) const
 {
-  const int                       n = numDevices();
-  const std::size_t               band = static_cast<std::size_t>(batches[0].numPixels) * m_Slices.perDevice;
-  std::vector<DeviceArray<float>> partial(n);
-  for (int owner = 0; owner < n; ++owner)
+  const int         n = numDevices();
+  const std::size_t pixels = batches[0].numPixels;
+  const std::size_t per = m_Slices.perDevice, whole = m_Slices.padded();
+  const std::size_t chunk = cylindersPerChunk(pixels);
+  Communicator &    comm = m_Group->communicator();
+  auto              project = [&](int d, const CylinderBatch & batch, float * out) {
+    device(d).fillZero(out, static_cast<std::size_t>(batch.numPixels) * batch.numSlices * sizeof(float));
+    if (views(d).count > 0)
+    {
+      device(d).backProject(
+        m_Devices[d].model, batch, sinograms[d], weights.empty() ? nullptr : weights[d], views(d), power, out);
+    }
+  };
+  if (n == 1)
   {
-    std::vector<float *> buffers(n);
+    project(0, batches[0], values[0]);
+    return;
+  }
+  std::vector<DeviceArray<float>> partial(n), received(n);
+  for (int d = 0; d < n; ++d)
+  {
+    partial[d] = device(d).allocate<float>(std::min(chunk, pixels) * whole);
+    received[d] = device(d).allocate<float>(std::min(chunk, pixels) * per);
+  }
+  for (std::size_t start = 0; start < pixels; start += chunk)
+  {
+    const std::size_t count = std::min(chunk, pixels - start);
+    // Each device back-projects its views onto whole cylinders ...
     for (int d = 0; d < n; ++d)
     {
-      if (d == owner)
+      project(d,
+              CylinderBatch{ batches[d].pixels + start, static_cast<int>(count), static_cast<int>(whole), 0 },
+              partial[d].data());
+    }
+    // ... and each owner sums its slices of them (reduce-scatter).
+    for (int owner = 0; owner < n; ++owner)
+    {
+      float * target = values[owner] + start * per;
+      comm.copyRows(owner, partial[owner].data() + owner * per, whole, owner, target, per, per, count);
+      for (int d = 0; d < n; ++d)
       {
-        buffers[d] = values[owner];
-      }
-      else
-      {
-        if (partial[d].empty())
+        if (d != owner)
         {
-          partial[d] = device(d).allocate<float>(band);
+          comm.copyRows(d, partial[d].data() + owner * per, whole, owner, received[owner].data(), per, per, count);
+          device(owner).axpby(1.0f, received[owner].data(), 1.0f, target, count * per);
         }
-        buffers[d] = partial[d].data();
-      }
-      device(d).fillZero(buffers[d], band * sizeof(float));
-      if (m_Slices.valid(owner) > 0 && views(d).count > 0)
-      {
-        CylinderBatch batch = batches[d];
-        batch.firstSlice = m_Slices.first(owner);
-        device(d).backProject(
-          m_Devices[d].model, batch, sinograms[d], weights.empty() ? nullptr : weights[d], views(d), power, buffers[d]);
       }
     }
-    m_Group->communicator().reduce(owner, buffers, band);
   }
 }
 
