@@ -56,21 +56,23 @@ public:
   itkTypeMacro(MBIRImageFilter, ImageToImageFilter);
 
   /** Which devices to compute on (when no input is device-resident): mbir::DeviceSelection::firstDevices(n),
-   * atIndices({...}), of({...}) or single(); a default-constructed selection is automatic. */
+   * atIndices({...}), of({...}) or single(); a default-constructed selection is automatic. The filter's
+   * SetUseGpu() policy is kept unless the selection sets a policy of its own. */
   void
   ConfigureDevices(const mbir::DeviceSelection & selection)
   {
-    if (!(selection == m_Devices))
+    mbir::DeviceSelection chosen = selection;
+    if (selection.useGpu() == mbir::UseGpu::Automatic)
     {
-      m_Devices = selection;
-      this->Modified();
+      chosen.useGpu(m_Devices.useGpu()); // SetUseGpu("none") must not be undone by choosing devices after it
     }
+    this->SelectDevices(chosen);
   }
   /** The first n devices; 1 forces a single device. */
   void
   ConfigureDevices(int n)
   {
-    this->ConfigureDevices(mbir::DeviceSelection::firstDevices(n).useGpu(m_Devices.useGpu()));
+    this->ConfigureDevices(mbir::DeviceSelection::firstDevices(n));
   }
   /** Exactly these devices (handles from mbir::availableDevices()). */
   void
@@ -91,7 +93,7 @@ public:
   void
   ResetDevices()
   {
-    this->ConfigureDevices(mbir::DeviceSelection().useGpu(m_Devices.useGpu()));
+    this->ConfigureDevices(mbir::DeviceSelection());
   }
   /** "automatic", "full" or "none" (the CPU even when GPUs are present). */
   void
@@ -106,7 +108,7 @@ public:
     {
       itkExceptionMacro(<< e.what());
     }
-    this->ConfigureDevices(selection);
+    this->SelectDevices(selection);
   }
   const mbir::DeviceSelection &
   GetDeviceSelection() const
@@ -186,6 +188,16 @@ protected:
   }
 
 private:
+  void
+  SelectDevices(const mbir::DeviceSelection & selection)
+  {
+    if (!(selection == m_Devices))
+    {
+      m_Devices = selection;
+      this->Modified();
+    }
+  }
+
   mbir::DeviceSelection m_Devices;
   std::string           m_DeviceSummary;
 };

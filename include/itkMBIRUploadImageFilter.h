@@ -57,7 +57,8 @@ protected:
   GenerateData() override
   {
     const int  last = static_cast<int>(this->GetInput()->GetLargestPossibleRegion().GetSize()[2]); // views or slices
-    const auto devices = this->ChooseDevices(last, last);
+    const bool volume = m_Content == ContentEnum::Volume;
+    const auto devices = this->ChooseDevices(volume ? 0 : last, volume ? last : 0);
     auto *     output = this->GetOutput();
     const auto region = this->GetInput()->GetLargestPossibleRegion();
     if (m_Content == ContentEnum::Volume)

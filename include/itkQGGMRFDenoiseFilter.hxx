@@ -51,7 +51,7 @@ QGGMRFDenoiseFilter<TInputImage, TOutputImage>::GenerateData()
   params.progress = MBIRFilterSupport::ProgressReporter(this);
 
   const int                 slices = static_cast<int>(this->GetInput()->GetLargestPossibleRegion().GetSize()[2]);
-  const auto                devices = this->ChooseDevices(slices, slices);
+  const auto                devices = this->ChooseDevices(0, slices); // a volume: no views
   mbir::DeviceDenoiseResult result;
   this->UpdateProgress(0.0f);
   MBIRFilterSupport::RunEngine(this, [&] {

@@ -13,7 +13,8 @@ main(int argc, char ** argv)
     "mbir-denoise",
     "--input FILE --output FILE [options]",
     "Denoises a volume (float, any ITK 3-D image) with the qGGMRF prior of MBIR: the MAP estimate under white "
-    "Gaussian noise. The output has the input's size, spacing and origin.");
+    "Gaussian noise. The output has the input's size, spacing and origin. Prints a summary line with the devices "
+    "used.");
   std::string input, output, referencePath;
   double      sharpness = 0.0, sigmaNoise = 0.0, stopThreshold = 0.2;
   int         maxIterations = 15, seed = 0;
@@ -34,8 +35,10 @@ main(int argc, char ** argv)
   cl.integer("--seed", "N", "seed of the subset order (the same seed gives the same result)", seed, 0, 2147483647);
   cl.flag("--verbose", "print the log, one line per iteration", verbose);
   cl.text("--reference", "FILE", "a volume of the input's size to print the NRMSE against", referencePath);
+  const mbirtool::DeviceOptions devices(cl);
   return mbirtool::run(cl.tool(), [&] {
     cl.parse(argc, argv);
+    devices.Check();
     const mbirtool::ImageType::Pointer volume = mbirtool::readImage("--input", input);
     const mbirtool::ImageType::Pointer reference =
       referencePath.empty() ? nullptr : mbirtool::readImage("--reference", referencePath);
@@ -49,13 +52,14 @@ main(int argc, char ** argv)
     filter->SetStopThresholdChangePercent(stopThreshold);
     filter->SetSeed(static_cast<unsigned long>(seed));
     filter->SetVerbose(verbose ? 1 : 0);
+    devices.Apply(filter.GetPointer());
     filter->Update();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const mbir::DenoiseReport & report = filter->GetDenoiseReport();
 
     std::ostringstream line;
     line << "qGGMRF denoise: " << report.log.size() << " iterations, sigma noise " << report.sigmaNoise << ", "
-         << std::fixed << std::setprecision(2) << seconds << " s";
+         << std::fixed << std::setprecision(2) << seconds << " s on " << filter->GetDeviceSummary();
     if (reference)
     {
       line << std::setprecision(4) << ", NRMSE "

@@ -10,7 +10,7 @@ main(int argc, char ** argv)
 {
   mbirtool::CommandLine cl(
     "mbir-project",
-    "--geometry FILE --input FILE --output FILE [--snr-db DB [--seed N]]",
+    "--geometry FILE --input FILE --output FILE [--snr-db DB [--seed N]] [--devices SPEC] [--use-gpu POLICY]",
     "Forward-projects a volume (float, [x, y, z], the geometry's volume size and voxel pitch, e.g. from mbir-phantom) "
     "with a geometry and writes the projections, float, indexed [channel, row, view], spacing the detector pitch. "
     "With --snr-db it adds white Gaussian noise of standard deviation rms(projections) * 10^(-SNR/20).");
@@ -25,8 +25,10 @@ main(int argc, char ** argv)
     snrDb = mbirtool::parseNumber("--snr-db", v, -100, 300);
   });
   cl.integer("--seed", "N", "seed of the noise generator (the same seed gives the same noise)", seed, 0, 2147483647);
+  const mbirtool::DeviceOptions devices(cl);
   return mbirtool::run(cl.tool(), [&] {
     cl.parse(argc, argv);
+    devices.Check();
     if (cl.given("--seed") && !cl.given("--snr-db"))
     {
       throw mbirtool::UsageError("--seed needs --snr-db (without noise there is nothing to seed)");
@@ -37,6 +39,7 @@ main(int argc, char ** argv)
     auto projector = itk::MBIRForwardProjectionFilter<mbirtool::ImageType>::New();
     projector->SetInput(volume);
     projector->SetGeometry(geometry);
+    devices.Apply(projector.GetPointer());
     projector->Update();
     const mbirtool::ImageType::Pointer projections = projector->GetOutput();
     projections->DisconnectPipeline();
@@ -62,7 +65,7 @@ main(int argc, char ** argv)
     }
     mbirtool::writeImage("--output", output, projections.GetPointer());
     const auto size = projections->GetLargestPossibleRegion().GetSize();
-    std::cout << "projections " << size[0] << " channels x " << size[1] << " rows x " << size[2] << " views"
-              << noiseText.str() << " -> " << output << "\n";
+    std::cout << "projections " << size[0] << " channels x " << size[1] << " rows x " << size[2] << " views on "
+              << projector->GetDeviceSummary() << noiseText.str() << " -> " << output << "\n";
   });
 }

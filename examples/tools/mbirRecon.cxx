@@ -32,8 +32,8 @@ main(int argc, char ** argv)
     "with a geometry: MBIR (weighted least squares with a qGGMRF prior, automatic regularisation from --snr-db and "
     "--sharpness) by default, or with --direct the geometry's direct recon (FBP for parallel beam, FDK for cone "
     "beam, directional FBP for multi-axis, normalised back projection for translation). Writes the volume, float, "
-    "[x, y, z], with the geometry's voxel pitch and origin, and prints a summary line (and the MBIR log with "
-    "--verbose).");
+    "[x, y, z], with the geometry's voxel pitch and origin, and prints a summary line with the devices used (and the "
+    "MBIR log with --verbose).");
   std::string geometryPath, input, output, weightType = "unweighted", weightsPath, initialPath, referencePath;
   bool        direct = false, positivity = false, verbose = false;
   double      sharpness = 1.0, snrDb = 30.0, stopThreshold = 0.2;
@@ -70,8 +70,10 @@ main(int argc, char ** argv)
   cl.text("--initial", "FILE", "MBIR: start from this volume instead of the scaled direct recon", initialPath);
   cl.flag("--verbose", "MBIR: print the log, one line per iteration", verbose);
   cl.text("--reference", "FILE", "a volume of the output's size to print the NRMSE against", referencePath);
+  const mbirtool::DeviceOptions devices(cl);
   return mbirtool::run(cl.tool(), [&] {
     cl.parse(argc, argv);
+    devices.Check();
     if (direct)
     {
       for (const char * option : { "--sharpness",
@@ -108,13 +110,16 @@ main(int argc, char ** argv)
     const auto                   start = std::chrono::steady_clock::now();
     mbirtool::ImageType::Pointer volume;
     std::ostringstream           line;
+    std::string                  deviceSummary;
     if (direct)
     {
       auto filter = itk::MBIRDirectReconstructionFilter<mbirtool::ImageType>::New();
       filter->SetInput(projections);
       filter->SetGeometry(geometry);
+      devices.Apply(filter.GetPointer());
       filter->Update();
       volume = filter->GetOutput();
+      deviceSummary = filter->GetDeviceSummary();
       line << directReconName(*geometry) << ":";
     }
     else
@@ -138,14 +143,16 @@ main(int argc, char ** argv)
       filter->SetPositivity(positivity);
       filter->SetSeed(static_cast<unsigned long>(seed));
       filter->SetVerbose(verbose ? 1 : 0);
+      devices.Apply(filter.GetPointer());
       filter->Update();
       volume = filter->GetOutput();
+      deviceSummary = filter->GetDeviceSummary();
       const mbir::ReconReport & report = filter->GetReconstructionReport();
       line << "MBIR: " << report.log.size() << " iterations"
            << (report.stoppedOnThreshold ? " (stop threshold reached)" : "") << ",";
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    line << std::fixed << std::setprecision(2) << " " << seconds << " s";
+    line << std::fixed << std::setprecision(2) << " " << seconds << " s on " << deviceSummary;
     if (reference)
     {
       line << std::setprecision(4) << ", NRMSE "

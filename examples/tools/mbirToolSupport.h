@@ -1,13 +1,14 @@
 #pragma once
 // What the command-line tools share: options declared once (so --help lists every option and an unknown
-// one is caught), numbers checked whole, image and geometry files checked before use, and one way to
-// report an error (a message naming the bad option or file, a non-zero exit status).
+// one is caught), numbers checked whole, the device options, image and geometry files checked before use,
+// and one way to report an error (a message naming the bad option or file, a non-zero exit status).
 
 #include "itkImage.h"
 #include "itkImageFileReader.h"
 #include "itkImageFileWriter.h"
 #include "itkImageIOFactory.h"
 #include "itkMBIRGeometry.h"
+#include "mbir/Devices.h"
 #include "mbir/Metrics.h"
 
 #include <algorithm>
@@ -360,6 +361,109 @@ private:
 
   std::string         m_Tool, m_Usage, m_Purpose;
   std::vector<Option> m_Options;
+};
+
+// --devices SPEC and --use-gpu POLICY, declared on a tool's command line and applied to its filter: which
+// devices one run spreads over (README "The ITK layer").
+class DeviceOptions
+{
+public:
+  explicit DeviceOptions(CommandLine & cl)
+  {
+    cl.custom("--devices",
+              "SPEC",
+              "the devices to compute on: auto (every GPU, else the CPU devices that MBIR_NUM_CPU_DEVICES sets, "
+              "default 1), a count N (the first N), or indices i,j,... (a single index as i,)",
+              "auto",
+              [this](const std::string & v) { m_Spec = v; });
+    cl.custom("--use-gpu",
+              "POLICY",
+              "automatic or full (GPUs when present, else the CPU) or none (the CPU even when GPUs are present)",
+              "automatic",
+              [this](const std::string & v) {
+                try
+                {
+                  m_UseGpu = mbir::parseUseGpu(v);
+                }
+                catch (const std::invalid_argument &)
+                {
+                  throw UsageError("--use-gpu must be automatic, full or none, got '" + v + "'");
+                }
+              });
+  }
+
+  // The choice the options name; a UsageError naming --devices when the devices do not exist here.
+  mbir::DeviceSelection
+  Selection() const
+  {
+    mbir::DeviceSelection selection = Parse();
+    selection.useGpu(m_UseGpu);
+    if (selection.pinned())
+    {
+      try
+      {
+        selection.resolve(1, 1); // counts and indices do not depend on the problem's size
+      }
+      catch (const std::invalid_argument & e)
+      {
+        static const std::string prefix = "device selection: ";
+        std::string              message = e.what();
+        if (message.compare(0, prefix.size(), prefix) == 0)
+        {
+          message.erase(0, prefix.size());
+        }
+        throw UsageError("--devices " + m_Spec + ": " + message);
+      }
+    }
+    return selection;
+  }
+
+  // Checks the choice before any file is read, so that a mistake fails at once.
+  void
+  Check() const
+  {
+    Selection();
+  }
+
+  template<typename TFilter>
+  void
+  Apply(TFilter * filter) const
+  {
+    filter->ConfigureDevices(Selection());
+  }
+
+private:
+  mbir::DeviceSelection
+  Parse() const
+  {
+    const std::string help = "--devices must be auto, a count N or indices i,j,..., got '" + m_Spec + "'";
+    if (m_Spec == "auto")
+    {
+      return mbir::DeviceSelection();
+    }
+    if (m_Spec.find(',') == std::string::npos)
+    {
+      if (m_Spec.empty() || m_Spec.find_first_not_of("0123456789") != std::string::npos)
+      {
+        throw UsageError(help);
+      }
+      return mbir::DeviceSelection::firstDevices(static_cast<int>(parseInteger("--devices", m_Spec, 1, 4096)));
+    }
+    std::vector<int>   indices;
+    std::istringstream items(m_Spec);
+    for (std::string item; std::getline(items, item, ',');)
+    {
+      if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos)
+      {
+        throw UsageError(help);
+      }
+      indices.push_back(static_cast<int>(parseInteger("--devices", item, 0, 4095)));
+    }
+    return mbir::DeviceSelection::atIndices(indices);
+  }
+
+  std::string  m_Spec = "auto";
+  mbir::UseGpu m_UseGpu = mbir::UseGpu::Automatic;
 };
 
 // An ITK exception's message without what means nothing to a tool's user: ITK's "ITK ERROR: ", the object's

@@ -90,8 +90,9 @@ public:
     return m_Kind != Kind::Automatic;
   }
 
-  // The devices for a problem with `views` views and `slices` slices; std::invalid_argument for an
-  // impossible choice (an index out of range, a duplicate, zero or no devices), naming it.
+  // The devices for a problem with `views` views and `slices` slices (0: no such axis, e.g. a volume
+  // alone); std::invalid_argument for an impossible choice (an index out of range, a duplicate, zero or no
+  // devices), naming it.
   std::vector<std::shared_ptr<Backend>>
   resolve(int views, int slices) const;
 

@@ -171,7 +171,7 @@ DeviceSelection::resolve(int views, int slices) const
     case Kind::Automatic:
     {
       int n = static_cast<int>(all.size());
-      while (n > 1 && (lastShareEmpty(views, n) || lastShareEmpty(slices, n)))
+      while (n > 1 && ((views > 0 && lastShareEmpty(views, n)) || (slices > 0 && lastShareEmpty(slices, n))))
       {
         --n; // a device with nothing but padding would only cost time
       }
