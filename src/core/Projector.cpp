@@ -198,42 +198,41 @@ Projector::back(const std::vector<const float *> & sinograms,
   }
 }
 
+namespace {
+
+// Device data must live on the projector's devices and have the geometry's shape.
+template<typename Data, typename Shape>
 void
-Projector::checkOnDevices(const DeviceSinogram & sinogram, const char * what) const
+checkOn(const DeviceGroup & devices, const Data & data, const Shape & expected, const char * what)
 {
-  if (sinogram.empty())
+  if (data.empty())
   {
     throw std::invalid_argument(std::string(what) + " is empty");
   }
-  if (!sinogram.group().sameDevices(*m_Group))
+  if (!data.group().sameDevices(devices))
   {
-    throw std::invalid_argument(std::string(what) + " lives on other devices (" + sinogram.group().summary() +
-                                ") than the reconstruction (" + m_Group->summary() + "); upload it to these first");
+    throw std::invalid_argument(std::string(what) + " lives on other devices (" + data.group().summary() +
+                                ") than the reconstruction (" + devices.summary() + "); upload it to these first");
   }
-  if (!(sinogram.shape() == sinogramShape()))
+  if (!(data.shape() == expected))
   {
-    throw std::invalid_argument(std::string(what) + " has shape " + sinogram.shape().str() +
-                                " but the geometry needs " + sinogramShape().str());
+    throw std::invalid_argument(std::string(what) + " has shape " + data.shape().str() + " but the geometry needs " +
+                                expected.str());
   }
+}
+
+} // namespace
+
+void
+Projector::checkOnDevices(const DeviceSinogram & sinogram, const char * what) const
+{
+  checkOn(*m_Group, sinogram, sinogramShape(), what);
 }
 
 void
 Projector::checkOnDevices(const DeviceVolume & volume, const char * what) const
 {
-  if (volume.empty())
-  {
-    throw std::invalid_argument(std::string(what) + " is empty");
-  }
-  if (!volume.group().sameDevices(*m_Group))
-  {
-    throw std::invalid_argument(std::string(what) + " lives on other devices (" + volume.group().summary() +
-                                ") than the reconstruction (" + m_Group->summary() + "); upload it to these first");
-  }
-  if (!(volume.shape() == reconShape()))
-  {
-    throw std::invalid_argument(std::string(what) + " has shape " + volume.shape().str() + " but the geometry needs " +
-                                reconShape().str());
-  }
+  checkOn(*m_Group, volume, reconShape(), what);
 }
 
 DeviceSinogram
