@@ -24,6 +24,7 @@
 
 #include <memory>
 #include <type_traits>
+#include <vector>
 
 namespace itk {
 
@@ -91,6 +92,21 @@ public:
   {
     return m_Volume;
   }
+
+  /** Where the values live, one entry per device: its backend, the device pointer, the number of floats
+   * (padding included), and the global views or slices [first, first + valid) it holds. Layouts as in
+   * mbir/DeviceData.h: projections [view][channel][row], volumes [pixel][slice]. For handing the data to
+   * other device code without a copy. */
+  struct Shard
+  {
+    const mbir::Backend * device;
+    const float *         values;
+    std::size_t           count;
+    int                   first;
+    int                   valid;
+  };
+  std::vector<Shard>
+  GetShards() const;
 
   /** Gathers the values into an itk::Image with this image's regions, spacing, origin and direction. */
   typename HostImageType::Pointer

@@ -69,6 +69,34 @@ MBIRDeviceImage<TPixel, VImageDimension>::SetVolume(std::shared_ptr<const mbir::
 
 template<typename TPixel, unsigned int VImageDimension>
 auto
+MBIRDeviceImage<TPixel, VImageDimension>::GetShards() const -> std::vector<Shard>
+{
+  std::vector<Shard> shards;
+  const auto         collect = [&shards](const auto & data, const mbir::ShardLayout & layout, std::size_t perEntry) {
+    for (int d = 0; d < layout.devices; ++d)
+    {
+      shards.push_back(Shard{ &data.group().device(d),
+                              data.shard(d),
+                              perEntry * static_cast<std::size_t>(layout.perDevice),
+                              layout.first(d),
+                              layout.valid(d) });
+    }
+  };
+  if (m_Projections)
+  {
+    const mbir::SinogramShape & s = m_Projections->shape();
+    collect(*m_Projections, m_Projections->views(), static_cast<std::size_t>(s.rows) * s.channels);
+  }
+  else if (m_Volume)
+  {
+    const mbir::ReconShape & r = m_Volume->shape();
+    collect(*m_Volume, m_Volume->slices(), static_cast<std::size_t>(r.rows) * r.cols);
+  }
+  return shards;
+}
+
+template<typename TPixel, unsigned int VImageDimension>
+auto
 MBIRDeviceImage<TPixel, VImageDimension>::ToImage() const -> typename HostImageType::Pointer
 {
   typename HostImageType::Pointer image;

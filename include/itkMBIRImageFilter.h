@@ -176,6 +176,14 @@ protected:
     auto devices = MBIRFilterSupport::DevicesFor(inputs, m_Devices, views, slices);
     m_DeviceSummary =
       devices->summary(mbir::ShardLayout(views, devices->size()), mbir::ShardLayout(slices, devices->size()));
+    if (devices->device(0).kind() == mbir::Backend::Kind::Cpu)
+    {
+      const std::string note = m_Devices.fallbackNote(); // why GPUs the choice allowed are not used
+      if (!note.empty())
+      {
+        m_DeviceSummary += " (" + note + ")";
+      }
+    }
     return devices;
   }
 

@@ -323,6 +323,10 @@ makeCpuBackend(int numThreads = 0);
 int
 cudaDeviceCount();
 
+// Why no GPU can be used (empty when one can): no CUDA in this build, no driver, no device...
+std::string
+cudaUnavailableReason();
+
 // Throws std::runtime_error saying why when CUDA is unavailable or the index is out of range.
 std::shared_ptr<Backend>
 makeCudaBackend(int deviceIndex = 0);

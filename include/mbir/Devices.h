@@ -99,6 +99,11 @@ public:
   std::string
   describe() const;
 
+  // Why this selection runs on the CPU although it allows GPUs (no driver, no device, no CUDA in the
+  // build), e.g. "no GPU: CUDA reports: no CUDA-capable device is detected"; empty otherwise.
+  std::string
+  fallbackNote() const;
+
   friend bool
   operator==(const DeviceSelection & a, const DeviceSelection & b)
   {

@@ -83,7 +83,7 @@ public:
   std::string
   deviceSummary() const
   {
-    return m_Projector.deviceSummary();
+    return m_Projector.deviceSummary() + (m_DeviceNote.empty() ? "" : " (" + m_DeviceNote + ")");
   }
 
   ReconParams &
@@ -167,6 +167,7 @@ private:
 
   Projector   m_Projector;
   ReconParams m_Params;
+  std::string m_DeviceNote; // why an automatic choice fell back to the CPU
 };
 
 } // namespace mbir

@@ -21,6 +21,12 @@ cudaDeviceCount()
   return 0;
 }
 
+std::string
+cudaUnavailableReason()
+{
+  return "this build of the engine has no CUDA support";
+}
+
 std::shared_ptr<Backend>
 makeCudaBackend(int)
 {

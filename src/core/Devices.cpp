@@ -233,6 +233,17 @@ DeviceSelection::describe() const
   return text.str();
 }
 
+std::string
+DeviceSelection::fallbackNote() const
+{
+  if (m_Kind == Kind::Handles || m_UseGpu == UseGpu::None)
+  {
+    return {};
+  }
+  const std::string reason = cudaUnavailableReason();
+  return reason.empty() ? std::string() : "no GPU: " + reason;
+}
+
 DeviceGroup::DeviceGroup(std::vector<std::shared_ptr<Backend>> devices)
   : m_Devices(std::move(devices))
 {

@@ -175,6 +175,7 @@ devicesFor(const Geometry & geometry, const DeviceSelection & selection)
 Reconstructor::Reconstructor(Geometry geometry, const DeviceSelection & selection, ReconParams params)
   : m_Projector(geometry, devicesFor(geometry, selection))
   , m_Params(std::move(params))
+  , m_DeviceNote(selection.fallbackNote())
 {}
 
 void
@@ -444,7 +445,7 @@ Reconstructor::solve(const DeviceSinogram & sinogram,
   if (m_Params.verbose >= 1)
   {
     std::ostringstream head;
-    head << "MBIR on " << m_Projector.deviceSummary() << ": sinogram " << sinoShape.str() << ", recon " << shape.str()
+    head << "MBIR on " << deviceSummary() << ": sinogram " << sinoShape.str() << ", recon " << shape.str()
          << ", sigma_y " << reg.sigmaY << ", sigma_x " << reg.sigmaX;
     if (proxInput)
       head << ", proximal prior sigma_prox " << reg.sigmaProx;

@@ -1277,6 +1277,19 @@ cudaDeviceCount()
   return count;
 }
 
+std::string
+cudaUnavailableReason()
+{
+  int               count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess)
+  {
+    cudaGetLastError();
+    return std::string("CUDA reports: ") + cudaGetErrorString(status);
+  }
+  return count > 0 ? std::string() : std::string("no CUDA device is present");
+}
+
 std::shared_ptr<Backend>
 makeCudaBackend(int deviceIndex)
 {

@@ -1,6 +1,7 @@
-// MBIR on the CPU: seconds per VCD iteration and for the whole default recon, with peak memory; and one
-// recon over 1, 2 and 4 CPU devices sharing the same cores (the cost of sharding).
-//   build/bin/mbir-benchmark-recon [--benchmark_filter=128]   [--benchmark_filter=devices]
+// MBIR: seconds per VCD iteration and for the whole default recon, with peak memory; and the first VCD
+// iterations over 1, 2, 4 devices (the cost of sharding: CPU devices share the same cores, GPUs do not).
+// GPU benchmarks are registered only where a GPU is present.
+//   build/bin/mbir-benchmark-recon [--benchmark_filter=Cpu/128]   [--benchmark_filter=devices]
 // Problem: parallel beam, N views x N rows x N channels (recon N x N x N), Shepp-Logan phantom.
 
 #include "mbir/Phantom.h"
@@ -12,60 +13,40 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 using namespace mbir;
 
 namespace {
 
-void
-recon(benchmark::State & state)
+using MakeDevice = std::shared_ptr<Backend> (*)(int index);
+
+std::shared_ptr<Backend>
+cpu(int)
 {
-  const int          n = static_cast<int>(state.range(0));
-  std::vector<float> angles(n);
-  for (int v = 0; v < n; ++v)
-    angles[v] = static_cast<float>(M_PI * v / n);
-  auto        backend = makeCpuBackend();
-  ReconParams params;
-  params.verbose = 0;
-  const Reconstructor      reconstructor(ParallelBeamGeometry(SinogramShape{ n, n, n }, angles), backend, params);
-  const std::vector<float> sino =
-    reconstructor.forwardProject(sheppLoganLowDynamicRange(reconstructor.projector().reconShape()));
-  double iterations = 0.0, iterationSeconds = 0.0;
-  for (auto _ : state)
-  {
-    const ReconResult result = reconstructor.recon(sino);
-    for (const IterationLog & entry : result.log)
-    {
-      iterationSeconds += entry.seconds;
-      iterations += 1.0;
-    }
-  }
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  state.counters["iterations"] = iterations / state.iterations();
-  state.counters["seconds_per_iteration"] = iterationSeconds / iterations;
-  state.counters["engine_peak_MiB"] = double(backend->peakBytes()) / (1 << 20);
-  state.counters["process_peak_RSS_MiB"] = double(usage.ru_maxrss) / 1024.0;
+  return makeCpuBackend();
 }
 
-// The first three VCD iterations (1, 4 and 16 subsets) over `devices` CPU devices, each using every core:
-// seconds per iteration and the peak bytes of one device.
-void
-devices(benchmark::State & state)
+std::shared_ptr<Backend>
+gpu(int index)
 {
-  const int          n = static_cast<int>(state.range(0));
-  const int          count = static_cast<int>(state.range(1));
+  return makeCudaBackend(index);
+}
+
+ParallelBeamGeometry
+scan(int n)
+{
   std::vector<float> angles(n);
   for (int v = 0; v < n; ++v)
     angles[v] = static_cast<float>(M_PI * v / n);
-  std::vector<std::shared_ptr<Backend>> cpus;
-  for (int d = 0; d < count; ++d)
-    cpus.push_back(makeCpuBackend());
-  const auto  group = std::make_shared<const DeviceGroup>(cpus);
-  ReconParams params;
-  params.verbose = 0;
-  params.maxIterations = 3;
-  const Reconstructor      reconstructor(ParallelBeamGeometry(SinogramShape{ n, n, n }, angles), group, params);
+  return ParallelBeamGeometry(SinogramShape{ n, n, n }, angles);
+}
+
+// Runs the recon once per benchmark iteration; seconds per VCD iteration, the largest peak bytes of one
+// device, and the device summary as label.
+void
+run(benchmark::State & state, const Reconstructor & reconstructor, const std::vector<std::shared_ptr<Backend>> & group)
+{
   const std::vector<float> sino =
     reconstructor.forwardProject(sheppLoganLowDynamicRange(reconstructor.projector().reconShape()));
   double iterations = 0.0, iterationSeconds = 0.0;
@@ -79,24 +60,76 @@ devices(benchmark::State & state)
     }
   }
   std::size_t peak = 0;
-  for (const auto & device : cpus)
+  for (const auto & device : group)
     peak = std::max(peak, device->peakBytes());
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  state.counters["iterations"] = iterations / state.iterations();
   state.counters["seconds_per_iteration"] = iterationSeconds / iterations;
   state.counters["device_peak_MiB"] = double(peak) / (1 << 20);
+  state.counters["process_peak_RSS_MiB"] = double(usage.ru_maxrss) / 1024.0;
   state.SetLabel(reconstructor.deviceSummary());
+}
+
+// The whole default recon on one device.
+void
+recon(benchmark::State & state, MakeDevice make)
+{
+  const auto  device = make(0);
+  ReconParams params;
+  params.verbose = 0;
+  const Reconstructor reconstructor(scan(static_cast<int>(state.range(0))), device, params);
+  run(state, reconstructor, { device });
+}
+
+// The first three VCD iterations (1, 4 and 16 subsets) over range(1) devices.
+void
+devices(benchmark::State & state, MakeDevice make)
+{
+  std::vector<std::shared_ptr<Backend>> group;
+  for (int d = 0; d < state.range(1); ++d)
+    group.push_back(make(d));
+  ReconParams params;
+  params.verbose = 0;
+  params.maxIterations = 3;
+  const Reconstructor reconstructor(
+    scan(static_cast<int>(state.range(0))), std::make_shared<const DeviceGroup>(group), params);
+  run(state, reconstructor, group);
+}
+
+void
+registerAll(const std::string & kind, MakeDevice make, std::initializer_list<int> sizes, int maxDevices)
+{
+  for (const int n : sizes)
+  {
+    benchmark::RegisterBenchmark(("recon/" + kind).c_str(), recon, make)
+      ->Arg(n)
+      ->Iterations(1)
+      ->Unit(benchmark::kSecond)
+      ->UseRealTime();
+    for (int count = 1; count <= maxDevices; count *= 2)
+    {
+      benchmark::RegisterBenchmark(("devices/" + kind).c_str(), devices, make)
+        ->Args({ n, count })
+        ->Iterations(1)
+        ->Unit(benchmark::kSecond)
+        ->UseRealTime();
+    }
+  }
 }
 
 } // namespace
 
-BENCHMARK(devices)
-  ->Args({ 128, 1 })
-  ->Args({ 128, 2 })
-  ->Args({ 128, 4 })
-  ->Args({ 256, 1 })
-  ->Args({ 256, 2 })
-  ->Args({ 256, 4 })
-  ->Iterations(1)
-  ->Unit(benchmark::kSecond)
-  ->UseRealTime();
-BENCHMARK(recon)->Arg(128)->Arg(256)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
-BENCHMARK_MAIN();
+int
+main(int argc, char ** argv)
+{
+  registerAll("Cpu", cpu, { 128, 256 }, 4);
+  if (const int gpus = cudaDeviceCount(); gpus > 0)
+  {
+    registerAll("Gpu", gpu, { 256, 512 }, gpus);
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -290,3 +290,23 @@ TEST(DevicePolicy, ChoicesResolveAndFailClearly)
   EXPECT_EQ(single.deviceSummary(), "1 x CPU");
   ::unsetenv("MBIR_NUM_CPU_DEVICES");
 }
+
+// Without a usable GPU the automatic choice runs on the CPU and says why; asking for the CPU needs no note.
+TEST(DevicePolicy, CpuFallbackSaysWhy)
+{
+  if (cudaDeviceCount() > 0)
+  {
+    GTEST_SKIP() << "a GPU is present: the automatic choice uses it";
+  }
+  EXPECT_EQ(DeviceSelection().fallbackNote().rfind("no GPU: ", 0), 0u) << DeviceSelection().fallbackNote();
+  EXPECT_EQ(DeviceSelection().useGpu(UseGpu::None).fallbackNote(), "");
+  std::vector<std::string>   lines;
+  const ParallelBeamGeometry geometry({ 8, 2, 12 }, test::evenAngles(8, M_PI));
+  ReconParams                params = quickParams(geometry);
+  params.verbose = 1;
+  params.logSink = [&lines](const std::string & line) { lines.push_back(line); };
+  const Reconstructor reconstructor(geometry, DeviceSelection(), params);
+  reconstructor.recon(std::vector<float>(geometry.sinogramShape.size(), 1.0f));
+  ASSERT_FALSE(lines.empty());
+  EXPECT_NE(lines.front().find("(no GPU: "), std::string::npos) << lines.front();
+}

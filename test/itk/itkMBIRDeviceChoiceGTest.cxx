@@ -255,3 +255,38 @@ TEST_F(FourCpuDevices, ResultsDoNotDependOnTheNumberOfDevices)
     EXPECT_LT(mbir::nrmse(denoised[i], denoised[0]), 1e-4);
   }
 }
+
+TEST_F(FourCpuDevices, ShardsShowWhereTheValuesLive)
+{
+  const auto geometry = smallScan();
+  auto       filter = reconstruction(geometry, projectionsOf(*geometry));
+  filter->SetDevices({ m_All[2], m_All[0], m_All[3] });
+  filter->Update();
+  const DeviceImageType *                   output = filter->GetOutput();
+  const std::vector<DeviceImageType::Shard> shards = output->GetShards();
+  const std::vector<float>                  whole = engineVolume(output->ToImage());
+  const mbir::ReconShape &                  shape = output->GetVolume()->shape();
+  const int                                 pixels = shape.rows * shape.cols;
+
+  // 7 slices over 3 devices: 3 + 3 + 1, the last device's two padding slices zero.
+  ASSERT_EQ(shards.size(), 3u);
+  const int firsts[3] = { 0, 3, 6 }, valids[3] = { 3, 3, 1 };
+  for (int d = 0; d < 3; ++d)
+  {
+    SCOPED_TRACE("device " + std::to_string(d));
+    const DeviceImageType::Shard & shard = shards[d];
+    EXPECT_EQ(shard.device, m_All[d == 0 ? 2 : d == 1 ? 0 : 3].get());
+    EXPECT_EQ(shard.count, static_cast<std::size_t>(pixels) * 3);
+    EXPECT_EQ(shard.first, firsts[d]);
+    EXPECT_EQ(shard.valid, valids[d]);
+    for (int p = 0; p < pixels; ++p)
+    {
+      for (int s = 0; s < 3; ++s)
+      {
+        const float expected = s < shard.valid ? whole[p * shape.slices + shard.first + s] : 0.0f;
+        ASSERT_EQ(shard.values[p * 3 + s], expected) << "pixel " << p << " slice " << s;
+      }
+    }
+  }
+  EXPECT_TRUE(DeviceImageType::New()->GetShards().empty());
+}

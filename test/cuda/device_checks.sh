@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The device checks of a GPU machine (nvcc, CMake, ninja; nothing else, no network): builds the engine
+# alone with CUDA (-DMBIR_BUILD_ITK=OFF -DMBIR_USE_CUDA=ON) against build-deps/ (prepared here with
+# test/cuda/prepare_device_deps.sh and carried), runs the CUDA tests, the multi-device engine tests and
+# the GPU benchmarks, and writes every log to $OUT (default build-gpu/out).
+#   test/cuda/device_checks.sh [quick]     quick: tests and the 256/512 benchmarks only
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=${OUT:-build-gpu/out}
+mkdir -p "$out"
+deps=$PWD/build-deps
+start=$SECONDS
+step() { echo "== $* ($((SECONDS - start)) s)" | tee -a "$out/summary.txt"; }
+
+step "machine"
+{ nvidia-smi; nvcc --version; cmake --version | head -1; nproc; } > "$out/machine.txt" 2>&1
+
+step "configure"
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DMBIR_BUILD_ITK=OFF -DMBIR_USE_CUDA=ON \
+  -DMBIR_CUDA_ARCHITECTURES=90 -DMBIR_NATIVE_CPU=OFF -DCMAKE_PREFIX_PATH="$deps" \
+  -DMBIR_GTEST_SOURCE_DIR="$deps/googletest" -DMBIR_BENCHMARK_SOURCE_DIR="$deps/benchmark" \
+  > "$out/configure.log" 2>&1 || { step "configure FAILED"; tail -30 "$out/configure.log"; exit 1; }
+
+step "build"
+cmake --build build-gpu -j "$(nproc)" > "$out/build.log" 2>&1 || { step "build FAILED"; grep -m 20 -E "error" "$out/build.log"; exit 1; }
+
+step "CUDA tests"
+build-gpu/bin/MBIRCudaTests --gtest_output=xml:"$out/cuda-tests.xml" > "$out/cuda-tests.log" 2>&1
+echo "exit $?" >> "$out/cuda-tests.log"; tail -5 "$out/cuda-tests.log" | tee -a "$out/summary.txt"
+
+step "engine tests (multi-device, device data)"
+timeout 180 build-gpu/bin/MBIREngineTests --gtest_filter='Geometries/DeviceCount*:MultiDevice*:DeviceData*:Progress*' \
+  > "$out/engine-tests.log" 2>&1
+echo "exit $?" >> "$out/engine-tests.log"; tail -3 "$out/engine-tests.log" | tee -a "$out/summary.txt"
+
+step "GPU benchmarks"
+filter='Gpu/(256|512)/'
+[ "${1:-}" = quick ] || filter='Gpu/'
+timeout 240 build-gpu/bin/mbir-benchmark-projectors --benchmark_filter="$filter" --benchmark_min_time=0.2s \
+  > "$out/benchmark-projectors.txt" 2>&1
+echo "exit $?" >> "$out/benchmark-projectors.txt"
+timeout 120 build-gpu/bin/mbir-benchmark-recon --benchmark_filter='Gpu' > "$out/benchmark-recon.txt" 2>&1
+echo "exit $?" >> "$out/benchmark-recon.txt"
+step "done"
