@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstddef>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <variant>
 #include <vector>
@@ -84,9 +85,39 @@ public:
     return 0;
   }
 
-  // Zero-filled device memory.
-  virtual DeviceAllocation
-  allocateBytes(std::size_t bytes) = 0;
+  // Zero-filled device memory; OutOfDeviceMemory when the device cannot hold it (or it would pass the
+  // memory limit), naming the device, what was asked for and what is free.
+  DeviceAllocation
+  allocateBytes(std::size_t bytes);
+
+  // Memory: what the device could still allocate (free GPU memory; for the CPU the host's available
+  // memory), and an optional cap on what this device may hold (0: none), e.g. to leave room for other
+  // work on a shared machine. availableBytes() is the smaller of the two.
+  virtual std::size_t
+  freeBytes() const = 0;
+  void
+  setMemoryLimit(std::size_t bytes)
+  {
+    m_MemoryLimit = bytes;
+  }
+  std::size_t
+  memoryLimit() const
+  {
+    return m_MemoryLimit;
+  }
+  std::size_t
+  availableBytes() const;
+  // Devices with the same memoryPool() draw on the same memory: every CPU device on the host's (-1), a
+  // GPU on its own, whichever backends use it.
+  virtual int
+  memoryPool() const = 0;
+  // The most device memory the backend's own operations (ramp filter, projections) take besides their
+  // inputs and outputs, on sinogram shards of this shape.
+  virtual std::size_t
+  workspaceBytes(const SinogramShape &) const
+  {
+    return 0;
+  }
   // Transfers between host and device memory; counted (see transfers()).
   void
   copyToDevice(const void * host, void * device, std::size_t bytes)
@@ -274,6 +305,13 @@ public:
   }
 
 protected:
+  // Zero-filled memory of this device; OutOfDeviceMemory when it fails.
+  virtual DeviceAllocation
+  allocateOnDevice(std::size_t bytes) = 0;
+  // The message of OutOfDeviceMemory for an allocation of `bytes` that failed or would not fit.
+  std::string
+  outOfMemoryMessage(std::size_t bytes) const;
+
   // The transfers themselves, uncounted; the sinogram ones convert between the public layout on the host
   // and the device layout.
   virtual void
@@ -313,7 +351,20 @@ private:
   std::atomic<std::size_t> m_DownloadedBytes{ 0 };
   std::atomic<std::size_t> m_BytesInUse{ 0 };
   std::atomic<std::size_t> m_PeakBytes{ 0 };
+  std::size_t              m_MemoryLimit = 0;
 };
+
+// A device cannot hold what a call needs: raised before anything is allocated when the memory plan sees
+// it coming (MemoryPlan.h), or by an allocation that fails.
+class OutOfDeviceMemory : public std::runtime_error
+{
+public:
+  using std::runtime_error::runtime_error;
+};
+
+// "512 B", "12.3 MiB", "1.50 GiB": byte counts for messages and logs.
+std::string
+formatBytes(std::size_t bytes);
 
 // All cores unless numThreads > 0.
 std::shared_ptr<Backend>

@@ -5,6 +5,7 @@
 #include "mbir/ArrayView.h"
 #include "mbir/Backend.h"
 #include "mbir/DeviceData.h"
+#include "mbir/MemoryPlan.h"
 #include "mbir/ReconParams.h"
 
 #include <memory>
@@ -48,6 +49,8 @@ struct DeviceDenoiseResult : DenoiseReport
   DeviceVolume image;
 };
 
+// Every call checks the memory it needs (planned from the shape) against what the devices have free and
+// throws OutOfDeviceMemory before allocating when it does not fit.
 DenoiseResult
 qggmrfDenoise(ArrayView3 image, const DenoiseParams & params, const std::shared_ptr<Backend> & backend);
 // Across the devices of a group (the volume split by slice).
@@ -56,5 +59,10 @@ qggmrfDenoise(ArrayView3 image, const DenoiseParams & params, const std::shared_
 // The same on a volume already on the devices (its statistics are read back once); the result stays there.
 DeviceDenoiseResult
 qggmrfDenoise(const DeviceVolume & image, const DenoiseParams & params);
+
+// The memory a denoising of this shape needs on each of numDevices devices; inputOnHost: the call uploads
+// the image.
+MemoryNeed
+denoiseMemoryNeed(const ReconShape & shape, const DenoiseParams & params, int numDevices, bool inputOnHost);
 
 } // namespace mbir

@@ -112,6 +112,11 @@ public:
     return reconShape().numPixels() * m_Slices.perDevice;
   }
 
+  // Floats each device takes besides inputs and outputs to forward- or back-project `pixels` cylinders
+  // split over `numDevices` devices (the chunk buffers of the all-gather and reduce-scatter).
+  std::size_t
+  projectionWorkFloats(std::size_t pixels, int numDevices) const;
+
   // --- distributed operations on shards; `batches[d]` names the same cylinders on device d, whose
   // values on device d are that device's slices (numSlices = the slice share). -------------------------
   // sinograms[d] += A(views of d, cylinders) values
@@ -175,7 +180,7 @@ private:
   void
   checkPixels(const std::vector<int> & pixels) const;
   std::size_t
-  cylindersPerChunk(std::size_t pixels) const;
+  cylindersPerChunk(std::size_t pixels, const ShardLayout & slices) const;
 
   Geometry                           m_Geometry;
   std::shared_ptr<const DeviceGroup> m_Group;

@@ -4,6 +4,7 @@
 
 #include "mbir/ArrayView.h"
 #include "mbir/DeviceData.h"
+#include "mbir/MemoryPlan.h"
 #include "mbir/Projector.h"
 #include "mbir/ReconParams.h"
 
@@ -55,6 +56,15 @@ struct InitialImage
     init.deviceVolume = &v;
     return init;
   }
+};
+
+// What a recon or proxMap call brings, for its memory plan.
+struct SolveCall
+{
+  bool               inputsOnHost = true; // the call uploads them (else they are on the devices already)
+  bool               weights = false;
+  bool               proxInput = false;
+  InitialImage::Kind init = InitialImage::Kind::DirectRecon;
 };
 
 // A reconstruction left on the device.
@@ -127,6 +137,12 @@ public:
           InitialImage           init = {},
           float                  sigmaProx = 0.0f) const;
 
+  // The memory a call needs on each device (of this reconstructor, or numDevices like them), planned from
+  // the shapes. Every recon and proxMap checks it against what the devices have free before allocating
+  // and throws OutOfDeviceMemory, with what is needed and what would help, when it does not fit.
+  MemoryNeed
+  memoryNeed(const SolveCall & call = {}, int numDevices = 0) const;
+
   // The regularisation a recon of this sinogram would use now.
   RegularizationParams
   regularization(ArrayView3 sinogram, ArrayView3 weights = {}) const;
@@ -161,6 +177,9 @@ private:
     const;
   RegularizationParams
   regularization(const DeviceSinogram & sinogram, const DeviceSinogram * weights) const;
+  // Throws OutOfDeviceMemory when the call does not fit (see memoryNeed()).
+  void
+  requireMemoryFor(const SolveCall & call) const;
   // The sum of the weights over the real views (weights are >= 0).
   double
   weightSum(const DeviceSinogram & weights) const;

@@ -1,6 +1,8 @@
 #include "mbir/Backend.h"
 #include "mbir/Config.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 
 namespace mbir {
@@ -12,6 +14,63 @@ Backend::recordAllocation(std::size_t bytes)
   std::size_t       peak = m_PeakBytes.load();
   while (now > peak && !m_PeakBytes.compare_exchange_weak(peak, now))
   {}
+}
+
+DeviceAllocation
+Backend::allocateBytes(std::size_t bytes)
+{
+  if (m_MemoryLimit && bytes > 0 && bytesInUse() + bytes > m_MemoryLimit)
+  {
+    throw OutOfDeviceMemory(outOfMemoryMessage(bytes));
+  }
+  return allocateOnDevice(bytes);
+}
+
+std::size_t
+Backend::availableBytes() const
+{
+  const std::size_t free = freeBytes();
+  if (!m_MemoryLimit)
+  {
+    return free;
+  }
+  const std::size_t inUse = bytesInUse();
+  return std::min(free, m_MemoryLimit > inUse ? m_MemoryLimit - inUse : 0);
+}
+
+std::string
+Backend::outOfMemoryMessage(std::size_t bytes) const
+{
+  std::string message = "out of memory on " + description() + ": " + formatBytes(bytes) + " more asked for, " +
+                        formatBytes(availableBytes()) + " available";
+  if (m_MemoryLimit)
+  {
+    message += " (memory limit " + formatBytes(m_MemoryLimit) + ", " + formatBytes(bytesInUse()) + " in use)";
+  }
+  return message + "; use more devices, free memory held elsewhere, or reconstruct a smaller problem";
+}
+
+std::string
+formatBytes(std::size_t bytes)
+{
+  char text[32];
+  if (bytes < (std::size_t(1) << 10))
+  {
+    std::snprintf(text, sizeof text, "%zu B", bytes);
+  }
+  else if (bytes < (std::size_t(1) << 20))
+  {
+    std::snprintf(text, sizeof text, "%.1f KiB", double(bytes) / (1 << 10));
+  }
+  else if (bytes < (std::size_t(1) << 30))
+  {
+    std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / (1 << 20));
+  }
+  else
+  {
+    std::snprintf(text, sizeof text, "%.2f GiB", double(bytes) / (1 << 30));
+  }
+  return text;
 }
 
 #if !MBIR_USE_CUDA

@@ -98,6 +98,39 @@ private:
 
 } // namespace
 
+// Mirrors qggmrfDenoise(DeviceVolume) (keep the two in step): the estimate, its error e, the pixel list and
+// partition, VCD's scratch (five arrays and the data term's error at the subset), halos, and the prior
+// cost's plane from the next device.
+MemoryNeed
+denoiseMemoryNeed(const ReconShape & shape, const DenoiseParams & params, int numDevices, bool inputOnHost)
+{
+  const int         n = std::max(numDevices, 1);
+  const ShardLayout slices(shape.slices, n);
+  const std::size_t pixels = shape.numPixels();
+  const std::size_t V = pixels * slices.perDevice;
+  const std::size_t k = std::max<std::size_t>(1, std::min<std::size_t>(std::max(params.numSubsets, 1), pixels));
+  const std::size_t largest = (pixels + k - 1) / k;
+  const std::size_t floats = (inputOnHost ? V : 0) + 2 * V + pixels + k * largest + 6 * largest * slices.perDevice +
+                             (n > 1 ? 3 * largest + pixels : 0);
+  MemoryNeed need;
+  need.perDevice = floats * sizeof(float);
+  need.host = shape.size() * sizeof(float) * (inputOnHost ? 2 : 1); // the statistics' copy, the result
+  return need;
+}
+
+namespace {
+
+void
+requireDenoiseMemory(const DeviceGroup & devices, const ReconShape & shape, const DenoiseParams & params, bool onHost)
+{
+  requireMemory(devices,
+                denoiseMemoryNeed(shape, params, devices.size(), onHost),
+                "qGGMRF denoising of image " + shape.str(),
+                [&](int n) { return denoiseMemoryNeed(shape, params, n, onHost); });
+}
+
+} // namespace
+
 DenoiseResult
 qggmrfDenoise(ArrayView3 image, const DenoiseParams & params, const std::shared_ptr<Backend> & backend)
 {
@@ -115,6 +148,11 @@ qggmrfDenoise(ArrayView3 image, const DenoiseParams & params, const std::shared_
   {
     throw std::invalid_argument("qggmrfDenoise: no image given");
   }
+  if (!devices)
+  {
+    throw std::invalid_argument("qggmrfDenoise: no devices given");
+  }
+  requireDenoiseMemory(*devices, ReconShape{ image.shape[0], image.shape[1], image.shape[2] }, params, true);
   DeviceDenoiseResult onDevice = qggmrfDenoise(DeviceVolume::upload(devices, image), params);
   DenoiseResult       result;
   static_cast<DenoiseReport &>(result) = std::move(onDevice);
@@ -133,9 +171,10 @@ qggmrfDenoise(const DeviceVolume & input, const DenoiseParams & params)
   {
     throw std::invalid_argument("qggmrfDenoise: numSubsets must be >= 1 and maxIterations >= 0");
   }
-  const DeviceGroup &      group = input.group();
-  const int                n = group.size();
-  const ReconShape         shape = input.shape();
+  const DeviceGroup & group = input.group();
+  const int           n = group.size();
+  const ReconShape    shape = input.shape();
+  requireDenoiseMemory(group, shape, params, false);
   const std::vector<float> host = input.download(); // the statistics below need host values
   const ArrayView3         image(host, shape);
   DeviceDenoiseResult      result;

@@ -94,13 +94,26 @@ Projector::batchesOf(const std::vector<DeviceArray<int>> & pixels) const
 // chunks of cylinders a quarter of a volume shard big together, so transient memory stays a fraction
 // of a shard whatever the batch. One device needs no chunks and no copies.
 std::size_t
-Projector::cylindersPerChunk(std::size_t pixels) const
+Projector::cylindersPerChunk(std::size_t pixels, const ShardLayout & slices) const
 {
-  if (numDevices() == 1)
+  if (slices.devices == 1)
   {
     return std::max<std::size_t>(pixels, 1);
   }
-  return std::max<std::size_t>(1, volumeShardSize() / (4 * m_Slices.padded())); // a quarter of a shard
+  const std::size_t shard = reconShape().numPixels() * slices.perDevice;
+  return std::max<std::size_t>(1, shard / (4 * slices.padded())); // a quarter of a shard
+}
+
+std::size_t
+Projector::projectionWorkFloats(std::size_t pixels, int numDevices) const
+{
+  if (numDevices <= 1)
+  {
+    return 0;
+  }
+  const ShardLayout slices(reconShape().slices, numDevices);
+  const std::size_t chunk = std::min(cylindersPerChunk(pixels, slices), pixels);
+  return chunk * (slices.padded() + slices.perDevice); // back: whole cylinders and one received share
 }
 
 void
@@ -111,7 +124,7 @@ Projector::forward(const std::vector<CylinderBatch> & batches,
   const int         n = numDevices();
   const std::size_t pixels = batches[0].numPixels;
   const std::size_t per = m_Slices.perDevice, whole = m_Slices.padded();
-  const std::size_t chunk = cylindersPerChunk(pixels);
+  const std::size_t chunk = cylindersPerChunk(pixels, m_Slices);
   Communicator &    comm = m_Group->communicator();
   if (n == 1)
   {
@@ -150,7 +163,7 @@ Projector::back(const std::vector<const float *> & sinograms,
   const int         n = numDevices();
   const std::size_t pixels = batches[0].numPixels;
   const std::size_t per = m_Slices.perDevice, whole = m_Slices.padded();
-  const std::size_t chunk = cylindersPerChunk(pixels);
+  const std::size_t chunk = cylindersPerChunk(pixels, m_Slices);
   Communicator &    comm = m_Group->communicator();
   auto              project = [&](int d, const CylinderBatch & batch, float * out) {
     device(d).fillZero(out, static_cast<std::size_t>(batch.numPixels) * batch.numSlices * sizeof(float));

@@ -5,6 +5,7 @@
 #include "mbir/Partition.h"
 #include "mbir/Regularization.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -348,6 +349,7 @@ Reconstructor::solveFromHost(ArrayView3   sinogram,
                              float        sigmaProx) const
 {
   checkInputs(sinogram, weights, init, proxInput);
+  requireMemoryFor(SolveCall{ true, !weights.empty(), !proxInput.empty(), init.kind });
   RegularizationParams reg = regularization(sinogram, weights);
   if (sigmaProx > 0.0f)
   {
@@ -393,6 +395,7 @@ DeviceReconResult
 Reconstructor::recon(const DeviceSinogram & sinogram, const DeviceSinogram * weights, InitialImage init) const
 {
   checkInputs(sinogram, weights, init, nullptr);
+  requireMemoryFor(SolveCall{ false, weights != nullptr, false, init.kind });
   return solve(sinogram, weights, init, nullptr, regularization(sinogram, weights));
 }
 
@@ -418,6 +421,7 @@ Reconstructor::proxMap(const DeviceVolume &   proxInput,
                        float                  sigmaProx) const
 {
   checkInputs(sinogram, weights, init, &proxInput);
+  requireMemoryFor(SolveCall{ false, weights != nullptr, true, init.kind });
   RegularizationParams reg = regularization(sinogram, weights);
   if (sigmaProx > 0.0f)
   {
@@ -427,7 +431,7 @@ Reconstructor::proxMap(const DeviceVolume &   proxInput,
 }
 
 DeviceReconResult
-Reconstructor::solve(const DeviceSinogram & sinogram,
+Reconstructor::solve(const DeviceSinogram & sinogram, // what it allocates, memoryNeed() plans: keep them in step
                      const DeviceSinogram * weights,
                      const InitialImage &   init,
                      const DeviceVolume *   proxInput,
@@ -577,6 +581,81 @@ Reconstructor::solve(const DeviceSinogram & sinogram,
   result.log = outcome.log;
   result.stoppedOnThreshold = outcome.stoppedOnThreshold;
   return result;
+}
+
+// Mirrors solve() phase by phase (keep the two in step): what each device holds at the peak of each
+// phase, in floats, on top of the inputs the call uploads.
+MemoryNeed
+Reconstructor::memoryNeed(const SolveCall & call, int numDevices) const
+{
+  const int             n = numDevices > 0 ? numDevices : m_Projector.numDevices();
+  const SinogramShape & s = m_Projector.sinogramShape();
+  const ReconShape &    r = m_Projector.reconShape();
+  const ShardLayout     views(s.views, n), slices(r.slices, n);
+  const SinogramShape   shard{ views.perDevice, s.rows, s.channels };
+  const std::size_t     S = shard.size();                     // a sinogram shard
+  const std::size_t     V = r.numPixels() * slices.perDevice; // a volume shard
+  const std::size_t     ror = m_Projector.rorPixels().size(); // ROR pixels
+  const std::size_t     R = ror * slices.perDevice;           // their cylinders in a shard
+  const std::size_t     workspace = m_Projector.device(0).workspaceBytes(shard) / sizeof(float);
+  auto                  projection = [&](std::size_t pixels) { return m_Projector.projectionWorkFloats(pixels, n); };
+
+  // The partitions of the granularities the schedule uses (as randomPartition makes them), and the
+  // largest subset, which sizes VCD's scratch.
+  std::size_t            partitionInts = 0, largest = 0;
+  const std::vector<int> schedule = partitionSchedule(m_Params.partitionSequence, m_Params.maxIterations);
+  for (std::size_t g = 0; g < m_Params.granularity.size(); ++g)
+  {
+    if (std::find(schedule.begin(), schedule.end(), int(g)) == schedule.end())
+      continue;
+    const std::size_t k = std::max<std::size_t>(1, std::min<std::size_t>(m_Params.granularity[g], ror));
+    const std::size_t size = (ror + k - 1) / k;
+    partitionInts += k * size;
+    largest = std::max(largest, size);
+  }
+
+  const bool        uploadsVolume = call.inputsOnHost && call.init == InitialImage::Kind::Volume;
+  const std::size_t inputs =
+    call.inputsOnHost ? S * (call.weights ? 2 : 1) + V * ((uploadsVolume ? 1 : 0) + (call.proxInput ? 1 : 0)) : 0;
+  const std::size_t upload = call.inputsOnHost ? S + workspace : 0; // a staging shard on the way in
+  // Hessian diagonal: the ones standing in for absent weights, and the back projection of every pixel.
+  const std::size_t hessian = V + (call.weights ? 0 : S) + projection(r.numPixels()) + workspace;
+  // Direct-recon init (Hessian and x held): filtered views and ROR values, or translation's sums.
+  std::size_t direct = 0;
+  if (call.init == InitialImage::Kind::DirectRecon)
+  {
+    const std::size_t cells = static_cast<std::size_t>(s.rows) * s.channels;
+    direct = std::holds_alternative<TranslationGeometry>(m_Projector.geometry())
+               ? 2 * V + std::max(R, S) + S + 2 * R + std::max(projection(ror), R)
+               : 2 * V + std::max({ S + cells + workspace, S + R + projection(ror) + workspace, 2 * R });
+  }
+  // Error sinogram e = y - A x0: the ROR cylinders of x0 and their forward projection.
+  const std::size_t error = 2 * V + S + R + projection(ror) + workspace;
+  // VCD: x, Hessian, error and change sinograms, partitions, per-subset scratch and halos, and the
+  // largest transient of a subset (projections, or the prior cost's plane or difference volume).
+  const std::size_t scratch = (m_Params.positivity ? 6 : 5) * largest * slices.perDevice;
+  const std::size_t halos = n > 1 && !call.proxInput ? 3 * largest : 0;
+  const std::size_t priorCost = call.proxInput ? V : (n > 1 ? r.numPixels() : 0);
+  const std::size_t vcd =
+    2 * V + 2 * S + partitionInts + scratch + halos + std::max(projection(largest) + workspace, priorCost);
+
+  MemoryNeed need;
+  need.perDevice = (inputs + std::max({ upload, hessian, direct, error, vcd })) * sizeof(float);
+  if (call.inputsOnHost)
+    need.host = r.size() * sizeof(float); // the result brought back
+  else if (m_Params.autoRegularize)
+    need.host = s.size() * sizeof(float) * (call.weights ? 2 : 1); // read back for the statistics
+  return need;
+}
+
+void
+Reconstructor::requireMemoryFor(const SolveCall & call) const
+{
+  requireMemory(m_Projector.group(),
+                memoryNeed(call),
+                std::string(call.proxInput ? "the proximal map" : "MBIR") + " of sinogram " +
+                  m_Projector.sinogramShape().str() + " into recon " + m_Projector.reconShape().str(),
+                [&](int devices) { return memoryNeed(call, devices); });
 }
 
 double

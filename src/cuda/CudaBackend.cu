@@ -21,6 +21,12 @@ namespace {
 void
 check(cudaError_t status, const char * what)
 {
+  if (status == cudaErrorMemoryAllocation)
+  {
+    cudaGetLastError();
+    throw OutOfDeviceMemory(std::string("out of GPU memory in ") + what +
+                            "; use more devices, free memory held elsewhere, or reconstruct a smaller problem");
+  }
   if (status != cudaSuccess)
   {
     throw std::runtime_error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(status));
@@ -677,6 +683,11 @@ gridFor(std::size_t n)
 void
 checkCufft(cufftResult status, const char * what)
 {
+  if (status == CUFFT_ALLOC_FAILED)
+  {
+    throw OutOfDeviceMemory(std::string("out of GPU memory in ") + what +
+                            " (the ramp filter's FFT plans); use more devices or free memory held elsewhere");
+  }
   if (status != CUFFT_SUCCESS)
   {
     throw std::runtime_error(std::string("cuFFT error in ") + what + ": code " + std::to_string(int(status)));
@@ -728,22 +739,43 @@ public:
     return Kind::Gpu;
   }
 
+  std::size_t
+  freeBytes() const override
+  {
+    cudaSetDevice(m_Device);
+    std::size_t freeBytes = 0, totalBytes = 0;
+    cudaMemGetInfo(&freeBytes, &totalBytes);
+    return freeBytes;
+  }
+  int
+  memoryPool() const override
+  {
+    return m_Device;
+  }
+  // The ramp filter's real and complex batch buffers and cuFFT's work area for the pair of plans (each
+  // about one batch), the global columns of a detector too tall for shared memory, and room for the
+  // allocator's rounding and the reductions' scalars.
+  std::size_t
+  workspaceBytes(const SinogramShape & shape) const override
+  {
+    const std::size_t perView = static_cast<std::size_t>(kernels::rampFftSize(shape.channels)) * shape.rows;
+    const std::size_t views = std::max<std::size_t>(1, std::min<std::size_t>(shape.views, kFilterSamples / perView));
+    const std::size_t columns = shape.rows > kMaxSharedColumn ? kScratchFloats : 0;
+    constexpr std::size_t kRounding = std::size_t(64) << 20;
+    return (4 * views * perView + columns) * sizeof(float) + kRounding;
+  }
+
   DeviceAllocation
-  allocateBytes(std::size_t bytes) override
+  allocateOnDevice(std::size_t bytes) override
   {
     select();
     void * p = nullptr;
     if (bytes)
     {
-      const cudaError_t status = cudaMalloc(&p, bytes);
-      if (status != cudaSuccess)
+      if (cudaMalloc(&p, bytes) != cudaSuccess)
       {
-        cudaGetLastError(); // clear the sticky-free error state of a failed allocation
-        std::size_t freeBytes = 0, totalBytes = 0;
-        cudaMemGetInfo(&freeBytes, &totalBytes);
-        throw std::runtime_error("out of GPU memory on " + description() + ": needed " + std::to_string(bytes >> 20) +
-                                 " MiB more, " + std::to_string(freeBytes >> 20) + " MiB free of " +
-                                 std::to_string(totalBytes >> 20) + " MiB; use more devices or a smaller problem");
+        cudaGetLastError(); // a failed allocation leaves no sticky error; clear the last-error slot
+        throw OutOfDeviceMemory(outOfMemoryMessage(bytes));
       }
       check(cudaMemset(p, 0, bytes), "cudaMemset");
     }

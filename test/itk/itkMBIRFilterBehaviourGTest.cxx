@@ -333,3 +333,34 @@ TEST(MBIRFilters, RejectImagesOfTheWrongKindThroughTheGenericInputPath)
     expectUpdateFails(filter, { "the Volume input is a 2-D Image;" });
   }
 }
+
+TEST(MBIRFilters, SayWhenTheDevicesCannotHoldTheProblem)
+{
+  auto geometry = itk::MBIRParallelBeamGeometry::New(); // about 6 MiB to reconstruct
+  geometry->SetDetectorSize(96, 24);
+  geometry->SetDetectorSpacing(pair(0.5, 0.5));
+  geometry->SetAngles(evenAngles(64, M_PI));
+  geometry->AutoSetVolumeGeometry();
+  const auto volume = phantomImage(*geometry);
+  auto       project = itk::MBIRForwardProjectionFilter<ImageType>::New();
+  project->SetInput(volume);
+  project->SetGeometry(geometry);
+  project->Update();
+  const auto small = mbir::makeCpuBackend();
+  small->setMemoryLimit(std::size_t(1) << 20);
+  {
+    SCOPED_TRACE("reconstruction");
+    auto filter = itk::MBIRReconstructionFilter<ImageType>::New();
+    filter->SetInput(project->GetOutput());
+    filter->SetGeometry(geometry);
+    filter->SetBackend(small);
+    expectUpdateFails(filter, { "MBIR of sinogram (64, 24, 96)", "needs 6.2 MiB", "memory limit" });
+  }
+  {
+    SCOPED_TRACE("denoising");
+    auto filter = itk::QGGMRFDenoiseFilter<ImageType>::New();
+    filter->SetInput(volume);
+    filter->SetBackend(small);
+    expectUpdateFails(filter, { "qGGMRF denoising of image", "needs", "memory limit" });
+  }
+}

@@ -7,11 +7,15 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <new>
 #include <numeric>
 #include <stdexcept>
 #include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 #if MBIR_USE_OPENMP
 #  include <omp.h>
@@ -62,6 +66,39 @@ tileBlocks(const CylinderBatch & batch, int reconCols)
 }
 
 // Splits `rows` into chunks so that there are enough independent tasks for every thread.
+// What the host can still give: MemAvailable, or less where a cgroup (a container, a CI job) caps the
+// process's memory.
+std::size_t
+hostAvailableBytes()
+{
+  std::size_t available = 0;
+  if (std::ifstream meminfo("/proc/meminfo"); meminfo)
+  {
+    std::string key;
+    std::size_t kib = 0;
+    std::string unit;
+    while (meminfo >> key >> kib >> unit)
+    {
+      if (key == "MemAvailable:")
+      {
+        available = kib << 10;
+        break;
+      }
+    }
+  }
+  if (!available)
+  {
+    available = static_cast<std::size_t>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  }
+  std::ifstream max("/sys/fs/cgroup/memory.max"), current("/sys/fs/cgroup/memory.current");
+  std::size_t   limit = 0, used = 0;
+  if (max >> limit && current >> used) // "max" (no limit) fails the read
+  {
+    available = std::min(available, limit > used ? limit - used : 0);
+  }
+  return available;
+}
+
 int
 rowChunks(int rows, int otherTasks, int threads)
 {
@@ -96,13 +133,31 @@ public:
     return m_Threads;
   }
 
-  DeviceAllocation
-  allocateBytes(std::size_t bytes) override
+  std::size_t
+  freeBytes() const override
   {
+    return hostAvailableBytes();
+  }
+  int
+  memoryPool() const override
+  {
+    return -1; // the host's
+  }
+
+  DeviceAllocation
+  allocateOnDevice(std::size_t bytes) override
+  {
+    // A large block is checked first: Linux may promise memory it cannot deliver and kill the process
+    // when the pages are touched, which is worse than saying so now.
+    constexpr std::size_t kLarge = std::size_t(256) << 20;
+    if (bytes >= kLarge && bytes > freeBytes())
+    {
+      throw OutOfDeviceMemory(outOfMemoryMessage(bytes));
+    }
     void * p = bytes ? std::calloc(bytes, 1) : nullptr;
     if (bytes && !p)
     {
-      throw std::bad_alloc();
+      throw OutOfDeviceMemory(outOfMemoryMessage(bytes));
     }
     recordAllocation(bytes);
     return DeviceAllocation(p, bytes, [this](void * q, std::size_t n) {
@@ -287,10 +342,10 @@ public:
   void
   fillSlices(float value, float * volume, std::size_t numPixels, int slices, int firstSlice, int lastSlice) override
   {
-#pragma omp parallel for schedule(static) num_threads(m_Threads)
+#pragma omp                   parallel for schedule(static) num_threads(m_Threads)
     for (std::size_t p = 0; p < numPixels; ++p)
     {
-      std::fill(volume + p * slices + firstSlice, volume + p * slices + lastSlice, value);
+                        std::fill(volume + p * slices + firstSlice, volume + p * slices + lastSlice, value);
     }
   }
   void
@@ -300,7 +355,7 @@ public:
 #pragma omp parallel for schedule(static) num_threads(m_Threads)
     for (int b = 0; b < c.numPixels; ++b)
     {
-      out[b] = volume[static_cast<std::size_t>(c.pixels[b]) * s + localSlice];
+                        out[b] = volume[static_cast<std::size_t>(c.pixels[b]) * s + localSlice];
     }
   }
   double
@@ -312,14 +367,14 @@ public:
     double            l1 = 0.0;
     for (int b = 0; b < c.numPixels; ++b)
     {
-      float *       target = volume + static_cast<std::size_t>(c.pixels[b]) * s;
-      const float * source = values + b * s;
+                        float *       target = volume + static_cast<std::size_t>(c.pixels[b]) * s;
+                        const float * source = values + b * s;
 #pragma omp simd reduction(+ : l1)
       for (std::size_t k = 0; k < s; ++k)
       {
-        const float step = alpha * source[k];
-        target[k] += step;
-        l1 += std::fabs(step);
+                          const float step = alpha * source[k];
+                          target[k] += step;
+                          l1 += std::fabs(step);
       }
     }
     return l1;
@@ -327,45 +382,45 @@ public:
 
   void
   qggmrfGradientHessian(const kernels::QGGMRFParams & prior,
-                        const float *                 volume,
-                        const ReconShape &            shape,
-                        const kernels::SliceShard &   shard,
-                        const CylinderBatch &         cylinders,
-                        const float *                 below,
-                        const float *                 above,
-                        float *                       gradient,
-                        float *                       hessian) override
+                                          const float *                 volume,
+                                          const ReconShape &            shape,
+                                          const kernels::SliceShard &   shard,
+                                          const CylinderBatch &         cylinders,
+                                          const float *                 below,
+                                          const float *                 above,
+                                          float *                       gradient,
+                                          float *                       hessian) override
   {
     cpu::qggmrfGradientHessian(prior, volume, shape, shard, cylinders, below, above, gradient, hessian, m_Threads);
   }
   double
   qggmrfCost(const kernels::QGGMRFParams & prior,
-             const float *                 volume,
-             const ReconShape &            shape,
-             const kernels::SliceShard &   shard,
-             const float *                 abovePlane) override
+                               const float *                 volume,
+                               const ReconShape &            shape,
+                               const kernels::SliceShard &   shard,
+                               const float *                 abovePlane) override
   {
     return cpu::qggmrfCost(prior, volume, shape, shard, abovePlane, m_Threads);
   }
 
   DirectionSums
   vcdDirection(float         dataScale,
-               const float * backProjection,
-               const float * dataHessian,
-               const float * priorGradient,
-               const float * priorHessian,
-               std::size_t   n,
-               float *       delta) override
+                                 const float * backProjection,
+                                 const float * dataHessian,
+                                 const float * priorGradient,
+                                 const float * priorHessian,
+                                 std::size_t   n,
+                                 float *       delta) override
   {
     double linear = 0.0, quadratic = 0.0;
 #pragma omp parallel for simd reduction(+ : linear, quadratic) schedule(static) num_threads(m_Threads)
     for (std::size_t i = 0; i < n; ++i)
     {
-      const float d = kernels::vcdDirectionElement(
+                        const float d = kernels::vcdDirectionElement(
         dataScale, backProjection[i], dataHessian ? dataHessian[i] : 1.0f, priorGradient[i], priorHessian[i]);
-      delta[i] = d;
-      linear += double(priorGradient[i]) * d;
-      quadratic += double(priorHessian[i]) * d * d;
+                        delta[i] = d;
+                        linear += double(priorGradient[i]) * d;
+                        quadratic += double(priorHessian[i]) * d * d;
     }
     return DirectionSums{ linear, quadratic };
   }
@@ -376,7 +431,7 @@ public:
 #pragma omp parallel for simd schedule(static) num_threads(m_Threads)
     for (std::size_t i = 0; i < n; ++i)
     {
-      delta[i] = std::max(delta[i], -x[i] * inverse);
+                        delta[i] = std::max(delta[i], -x[i] * inverse);
     }
   }
 
