@@ -108,7 +108,7 @@ public:
   std::size_t
   availableBytes() const;
   // Devices with the same memoryPool() draw on the same memory: every CPU device on the host's (-1), a
-  // GPU on its own, whichever backends use it.
+  // GPU on its own (its CUDA device index), however many backends use it.
   virtual int
   memoryPool() const = 0;
   // The most device memory the backend's own operations (ramp filter, projections) take besides their
@@ -133,6 +133,11 @@ public:
   }
   virtual void
   fillZero(void * device, std::size_t bytes) = 0;
+  // Waits until the device has done the work given to it so far. Results never need it (the device keeps
+  // its work in order, and downloads and scalars wait for it); timing does. The CPU works synchronously.
+  virtual void
+  synchronize()
+  {}
 
   // Converts between the public sinogram layout (views, rows, channels) on the host and the device's
   // detector-column layout [view][channel][row], in which a column matches a voxel cylinder.

@@ -4,16 +4,27 @@
 // (CPU devices in one process), NCCL (one rank per GPU) or device-to-device copies can stand behind it.
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 namespace mbir {
 
 class Backend;
 
+enum class CommunicatorKind
+{
+  Host, // through host memory: CPU devices (and, slowly, anything else)
+  Peer, // device-to-device copies between GPUs of this process, several shards of one GPU included
+  Nccl  // NCCL, one rank per distinct GPU
+};
+
 class Communicator
 {
 public:
   virtual ~Communicator() = default;
+
+  virtual CommunicatorKind
+  kind() const = 0;
 
   // dst (on device `to`) = src (on device `from`), `count` floats.
   virtual void
@@ -50,6 +61,11 @@ public:
     : m_Devices(std::move(devices))
   {}
 
+  CommunicatorKind
+  kind() const override
+  {
+    return CommunicatorKind::Host;
+  }
   void
   copy(int from, const float * src, int to, float * dst, std::size_t count) override;
   void
@@ -74,5 +90,18 @@ public:
 private:
   std::vector<Backend *> m_Devices;
 };
+
+// The communicator for these devices: NCCL between distinct GPUs where the engine was built with it,
+// device copies between GPUs otherwise, the host's for CPU devices (or a mix).
+std::unique_ptr<Communicator>
+makeCommunicator(std::vector<Backend *> devices);
+// A chosen kind; std::invalid_argument when it cannot serve these devices (Peer and Nccl need GPUs,
+// Nccl distinct ones), std::runtime_error when this build lacks it.
+std::unique_ptr<Communicator>
+makeCommunicator(std::vector<Backend *> devices, CommunicatorKind kind);
+
+// "host", "peer", "nccl".
+const char *
+communicatorName(CommunicatorKind kind);
 
 } // namespace mbir

@@ -32,6 +32,9 @@ public:
   // The real views in the public layout (views, rows, channels).
   std::vector<float>
   download() const;
+  // Only these (real) views, in the order given, each (rows, channels).
+  std::vector<float>
+  downloadViews(const std::vector<int> & views) const;
 
   const SinogramShape &
   shape() const

@@ -139,7 +139,9 @@ cpuDeviceCount();
 class DeviceGroup
 {
 public:
+  // Joined by makeCommunicator()'s choice, or by the kind given.
   explicit DeviceGroup(std::vector<std::shared_ptr<Backend>> devices);
+  DeviceGroup(std::vector<std::shared_ptr<Backend>> devices, CommunicatorKind kind);
 
   int
   size() const

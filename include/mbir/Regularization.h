@@ -26,9 +26,19 @@ struct RegularizationInputs
 };
 
 // sigmaY from snrDb and the signal level; sigmaX = sigmaProx = 0.2 * 2^sharpness * typical recon value.
-// Uses about 20 evenly spaced views. weights == nullptr means unweighted.
+// Uses the views regularizationViews() names. weights == nullptr means unweighted.
 RegularizationParams
 autoRegularization(const float * sinogram, const float * weights, const RegularizationInputs & inputs);
+
+// The views the statistics read: about 20, evenly spaced (so device data need only these brought back).
+std::vector<int>
+regularizationViews(int views);
+
+// The same from those views alone, in their order (each rows x channels); empty weights: unweighted.
+RegularizationParams
+autoRegularizationFromViews(const std::vector<float> &   sampledViews,
+                            const std::vector<float> &   sampledWeights,
+                            const RegularizationInputs & inputs);
 
 // Mean local standard deviation over the voxels at or above a noise floor (denoiser statistics).
 double

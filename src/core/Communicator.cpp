@@ -1,9 +1,12 @@
 #include "mbir/Communicator.h"
 
 #include "mbir/Backend.h"
+#include "mbir/Config.h"
 
 #include <cstring>
 #include <numeric>
+#include <set>
+#include <stdexcept>
 #include <vector>
 
 namespace mbir {
@@ -16,6 +19,79 @@ hostAddressable(const Backend & device)
 }
 
 } // namespace
+
+#if MBIR_USE_CUDA
+namespace detail {
+// src/cuda/GpuCommunicators.cu: Peer and (with NCCL) Nccl for GPU devices, checked by the caller.
+std::unique_ptr<Communicator>
+makeGpuCommunicator(std::vector<Backend *> devices, CommunicatorKind kind);
+} // namespace detail
+#endif
+
+const char *
+communicatorName(CommunicatorKind kind)
+{
+  switch (kind)
+  {
+    case CommunicatorKind::Host:
+      return "host";
+    case CommunicatorKind::Peer:
+      return "peer";
+    case CommunicatorKind::Nccl:
+      return "nccl";
+  }
+  return "?";
+}
+
+std::unique_ptr<Communicator>
+makeCommunicator(std::vector<Backend *> devices)
+{
+  std::set<int> gpus;
+  for (const Backend * device : devices)
+  {
+    if (device->kind() != Backend::Kind::Gpu)
+    {
+      return std::make_unique<HostCommunicator>(std::move(devices));
+    }
+    gpus.insert(device->memoryPool());
+  }
+  const bool distinct = gpus.size() == devices.size();
+  return makeCommunicator(std::move(devices),
+                          MBIR_USE_NCCL && distinct && devices.size() > 1 ? CommunicatorKind::Nccl
+                                                                          : CommunicatorKind::Peer);
+}
+
+std::unique_ptr<Communicator>
+makeCommunicator(std::vector<Backend *> devices, CommunicatorKind kind)
+{
+  if (kind == CommunicatorKind::Host)
+  {
+    return std::make_unique<HostCommunicator>(std::move(devices));
+  }
+  std::set<int> gpus;
+  for (const Backend * device : devices)
+  {
+    if (device->kind() != Backend::Kind::Gpu)
+    {
+      throw std::invalid_argument(std::string("the ") + communicatorName(kind) + " communicator joins GPUs only, not " +
+                                  device->description());
+    }
+    gpus.insert(device->memoryPool());
+  }
+  if (kind == CommunicatorKind::Nccl && gpus.size() != devices.size())
+  {
+    throw std::invalid_argument("NCCL takes one rank per GPU; for several shards of one GPU use the peer communicator");
+  }
+#if MBIR_USE_CUDA
+  if (kind == CommunicatorKind::Nccl && !MBIR_USE_NCCL)
+  {
+    throw std::runtime_error("this build of the engine has no NCCL; rebuild with NCCL found (MBIR_USE_NCCL=ON)");
+  }
+  return detail::makeGpuCommunicator(std::move(devices), kind);
+#else
+  throw std::runtime_error("this build of the engine has no CUDA support");
+#endif
+}
 
 // CPU devices share the host's memory: a copy is a memcpy. Other devices go through a host buffer.
 void

@@ -111,6 +111,27 @@ DeviceSinogram::download() const
   return host;
 }
 
+std::vector<float>
+DeviceSinogram::downloadViews(const std::vector<int> & views) const
+{
+  const std::size_t  viewSize = static_cast<std::size_t>(m_Shape.rows) * m_Shape.channels;
+  std::vector<float> host(views.size() * viewSize);
+  for (std::size_t i = 0; i < views.size(); ++i)
+  {
+    const int v = views[i];
+    if (v < 0 || v >= m_Shape.views)
+    {
+      throw std::out_of_range("DeviceSinogram::downloadViews: view " + std::to_string(v) + " of " +
+                              std::to_string(m_Shape.views));
+    }
+    const int d = v / m_Views.perDevice;
+    group().device(d).downloadSinogram(shard(d) + (v - m_Views.first(d)) * viewSize,
+                                       SinogramShape{ 1, m_Shape.rows, m_Shape.channels },
+                                       host.data() + i * viewSize);
+  }
+  return host;
+}
+
 DeviceVolume::DeviceVolume(std::shared_ptr<const DeviceGroup> group, const ReconShape & shape)
   : m_Group(std::move(group))
   , m_Shape(shape)

@@ -244,22 +244,36 @@ DeviceSelection::fallbackNote() const
   return reason.empty() ? std::string() : "no GPU: " + reason;
 }
 
-DeviceGroup::DeviceGroup(std::vector<std::shared_ptr<Backend>> devices)
-  : m_Devices(std::move(devices))
+namespace {
+
+std::vector<Backend *>
+checkedDevices(const std::vector<std::shared_ptr<Backend>> & devices)
 {
-  if (m_Devices.empty())
+  if (devices.empty())
   {
     throw std::invalid_argument("DeviceGroup: no devices given");
   }
   std::vector<Backend *> raw;
-  for (const auto & d : m_Devices)
+  for (const auto & d : devices)
   {
     if (!d)
       throw std::invalid_argument("DeviceGroup: a device is null");
     raw.push_back(d.get());
   }
-  m_Communicator = std::make_unique<HostCommunicator>(raw);
+  return raw;
 }
+
+} // namespace
+
+DeviceGroup::DeviceGroup(std::vector<std::shared_ptr<Backend>> devices)
+  : m_Devices(std::move(devices))
+  , m_Communicator(makeCommunicator(checkedDevices(m_Devices)))
+{}
+
+DeviceGroup::DeviceGroup(std::vector<std::shared_ptr<Backend>> devices, CommunicatorKind kind)
+  : m_Devices(std::move(devices))
+  , m_Communicator(makeCommunicator(checkedDevices(m_Devices), kind))
+{}
 
 std::string
 DeviceGroup::summary() const

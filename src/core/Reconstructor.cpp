@@ -164,6 +164,22 @@ Reconstructor::Reconstructor(Geometry geometry, std::shared_ptr<const DeviceGrou
 
 namespace {
 
+// What the automatic regularisation needs to know of the geometry and parameters.
+RegularizationInputs
+regularizationInputs(const Geometry & geometry, const ReconParams & params)
+{
+  const DetectorAndGrid & g = detectorAndGridOf(geometry);
+  RegularizationInputs    in;
+  in.sinogramShape = g.sinogramShape;
+  in.reconShape = g.reconShape;
+  in.deltaVoxel = g.deltaVoxel;
+  in.deltaDetChannel = g.deltaDetChannel;
+  in.magnification = magnificationOf(geometry);
+  in.snrDb = params.snrDb;
+  in.sharpness = params.sharpness;
+  return in;
+}
+
 std::shared_ptr<const DeviceGroup>
 devicesFor(const Geometry & geometry, const DeviceSelection & selection)
 {
@@ -315,19 +331,11 @@ Reconstructor::regularization(ArrayView3 sinogram, ArrayView3 weights) const
   {
     return RegularizationParams{ m_Params.sigmaY, m_Params.sigmaX, m_Params.sigmaProx };
   }
-  const DetectorAndGrid & g = detectorAndGridOf(m_Projector.geometry());
-  RegularizationInputs    in;
-  in.sinogramShape = g.sinogramShape;
-  in.reconShape = g.reconShape;
-  in.deltaVoxel = g.deltaVoxel;
-  in.deltaDetChannel = g.deltaDetChannel;
-  in.magnification = magnificationOf(m_Projector.geometry());
-  in.snrDb = m_Params.snrDb;
-  in.sharpness = m_Params.sharpness;
-  return autoRegularization(sinogram.data, weights.data, in);
+  return autoRegularization(sinogram.data, weights.data, regularizationInputs(m_Projector.geometry(), m_Params));
 }
 
-// The statistics need host values: a device sinogram is read back for them (once per recon).
+
+// The statistics need host values: only the views they read come back from the devices.
 RegularizationParams
 Reconstructor::regularization(const DeviceSinogram & sinogram, const DeviceSinogram * weights) const
 {
@@ -335,10 +343,10 @@ Reconstructor::regularization(const DeviceSinogram & sinogram, const DeviceSinog
   {
     return regularization(ArrayView3(), ArrayView3());
   }
-  const SinogramShape &    s = sinogram.shape();
-  const std::vector<float> y = sinogram.download();
-  const std::vector<float> w = weights ? weights->download() : std::vector<float>();
-  return regularization(ArrayView3(y, s), weights ? ArrayView3(w, s) : ArrayView3());
+  const std::vector<int>   views = regularizationViews(sinogram.shape().views);
+  const std::vector<float> y = sinogram.downloadViews(views);
+  const std::vector<float> w = weights ? weights->downloadViews(views) : std::vector<float>();
+  return autoRegularizationFromViews(y, w, regularizationInputs(m_Projector.geometry(), m_Params));
 }
 
 ReconResult
@@ -644,7 +652,8 @@ Reconstructor::memoryNeed(const SolveCall & call, int numDevices) const
   if (call.inputsOnHost)
     need.host = r.size() * sizeof(float); // the result brought back
   else if (m_Params.autoRegularize)
-    need.host = s.size() * sizeof(float) * (call.weights ? 2 : 1); // read back for the statistics
+    need.host = regularizationViews(s.views).size() * s.rows * s.channels * sizeof(float) *
+                (call.weights ? 2 : 1); // the views the statistics read, brought back
   return need;
 }
 

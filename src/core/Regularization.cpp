@@ -103,14 +103,25 @@ sinogramSupport(const std::vector<float> & values)
   return support;
 }
 
+std::vector<int>
+regularizationViews(int views)
+{
+  std::vector<int> list;
+  const int        step = views / std::min(20, views);
+  for (int v = 0; v < views; v += step)
+  {
+    list.push_back(v);
+  }
+  return list;
+}
+
 RegularizationParams
 autoRegularization(const float * sinogram, const float * weights, const RegularizationInputs & in)
 {
   const SinogramShape & s = in.sinogramShape;
-  const int             step = s.views / std::min(20, s.views);
   const std::size_t     viewSize = static_cast<std::size_t>(s.rows) * s.channels;
   std::vector<float>    ys, ws;
-  for (int v = 0; v < s.views; v += step)
+  for (const int v : regularizationViews(s.views))
   {
     ys.insert(ys.end(), sinogram + v * viewSize, sinogram + (v + 1) * viewSize);
     if (weights)
@@ -118,6 +129,16 @@ autoRegularization(const float * sinogram, const float * weights, const Regulari
       ws.insert(ws.end(), weights + v * viewSize, weights + (v + 1) * viewSize);
     }
   }
+  return autoRegularizationFromViews(ys, ws, in);
+}
+
+RegularizationParams
+autoRegularizationFromViews(const std::vector<float> &   ys,
+                            const std::vector<float> &   ws,
+                            const RegularizationInputs & in)
+{
+  const SinogramShape &           s = in.sinogramShape;
+  const bool                      weighted = !ws.empty();
   const std::vector<std::uint8_t> support = sinogramSupport(ys);
   double                          count = 0.0, weightedSquares = 0.0, magnitude = 0.0;
   for (std::size_t i = 0; i < ys.size(); ++i)
@@ -125,7 +146,7 @@ autoRegularization(const float * sinogram, const float * weights, const Regulari
     if (support[i])
     {
       count += 1.0;
-      weightedSquares += (weights ? ws[i] : 1.0) * double(ys[i]) * ys[i];
+      weightedSquares += (weighted ? ws[i] : 1.0) * double(ys[i]) * ys[i];
       magnitude += std::fabs(ys[i]);
     }
   }

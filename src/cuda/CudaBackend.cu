@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -805,6 +807,12 @@ public:
     select();
     check(cudaMemset(device, 0, bytes), "fillZero");
   }
+  void
+  synchronize() override
+  {
+    select();
+    check(cudaDeviceSynchronize(), "synchronize");
+  }
 
   // Sinograms go through a staging buffer in the public layout, transposed on the device.
   void
@@ -1004,14 +1012,20 @@ private:
   reduce(const Terms & terms, std::size_t n, const char * what)
   {
     select();
-    DeviceArray<double> sums = allocate<double>(2);
+    if (!m_Sums)
+    {
+      double * sums = nullptr;
+      check(cudaMalloc(&sums, 2 * sizeof(double)), "cudaMalloc of the reduction sums");
+      m_Sums.reset(sums);
+    }
+    check(cudaMemsetAsync(m_Sums.get(), 0, 2 * sizeof(double)), what);
     if (n > 0)
     {
-      reduceKernel<<<gridFor(n), kThreads>>>(terms, n, sums.data());
+      reduceKernel<<<gridFor(n), kThreads>>>(terms, n, m_Sums.get());
       finish(what);
     }
     double host[2];
-    readDevice(sums.data(), host, sizeof host); // a scalar the algorithm needs, not a data transfer
+    readDevice(m_Sums.get(), host, sizeof host); // a scalar the algorithm needs: the one wait for the device
     return WeightedProducts{ host[0], host[1] };
   }
 
@@ -1020,11 +1034,21 @@ private:
   {
     check(cudaSetDevice(m_Device), "cudaSetDevice");
   }
+  // Reports a failed launch. Kernels run asynchronously, in order on the device's legacy default stream
+  // (as do copies, cuFFT and the communicators), so the host waits only for scalars and downloads;
+  // MBIR_CUDA_SYNC=1 waits after every kernel, so that a fault is reported at the kernel that made it.
   static void
   finish(const char * what)
   {
+    static const bool waitForEach = [] {
+      const char * value = std::getenv("MBIR_CUDA_SYNC");
+      return value && std::string(value) == "1";
+    }();
     check(cudaGetLastError(), what);
-    check(cudaDeviceSynchronize(), what);
+    if (waitForEach)
+    {
+      check(cudaDeviceSynchronize(), what);
+    }
   }
 
   void
@@ -1215,8 +1239,22 @@ private:
     }
   }
 
+  struct FreeOnDevice
+  {
+    int device;
+    void
+    operator()(double * p) const
+    {
+      cudaSetDevice(device);
+      cudaFree(p);
+    }
+  };
+
   int         m_Device;
   std::string m_Name;
+  // The two sums of every reduction, kept for the backend's life (16 bytes outside the accounting) so
+  // that a reduction costs no allocation.
+  std::unique_ptr<double, FreeOnDevice> m_Sums{ nullptr, FreeOnDevice{ m_Device } };
 };
 
 // When every direction lies along the channels, each view's rows are filtered in 1-D (scaled by

@@ -123,6 +123,7 @@ forward(benchmark::State & state, Kind kind, std::shared_ptr<Backend> (*make)())
     backend.fillZero(problem.sinogram.data(), problem.sinogram.size() * sizeof(float));
     backend.forwardProject(
       problem.projector->deviceModel(0), batch, problem.values.data(), ViewRange{ 0, size }, problem.sinogram.data());
+    backend.synchronize();
   }
   setThroughput(state, problem, size);
 }
@@ -144,6 +145,7 @@ back(benchmark::State & state, Kind kind, std::shared_ptr<Backend> (*make)())
                         ViewRange{ 0, size },
                         1,
                         problem.values.data());
+    backend.synchronize();
   }
   setThroughput(state, problem, size);
 }
@@ -160,6 +162,7 @@ direct(benchmark::State & state, Kind kind, std::shared_ptr<Backend> (*make)())
   for (auto _ : state)
   {
     directReconInto(*problem.projector, sinogram, volume);
+    backend.synchronize();
   }
   state.counters["device_MiB"] = double(backend.peakBytes()) / (1 << 20);
 }

@@ -2,6 +2,7 @@
 // iterations over 1, 2, 4 devices (the cost of sharding: CPU devices share the same cores, GPUs do not).
 // GPU benchmarks are registered only where a GPU is present.
 //   build/bin/mbir-benchmark-recon [--benchmark_filter=Cpu/128]   [--benchmark_filter=devices]
+// (GPU: recon/Gpu/256 and /512; devices/Gpu/1024/1 is the 1024-class seconds per VCD iteration.)
 // Problem: parallel beam, N views x N rows x N channels (recon N x N x N), Shepp-Logan phantom.
 
 #include "mbir/Phantom.h"
@@ -97,16 +98,24 @@ devices(benchmark::State & state, MakeDevice make)
   run(state, reconstructor, group);
 }
 
+// The whole recon at `reconSizes`, the first VCD iterations on 1, 2, 4, ... maxDevices at `iterationSizes`.
 void
-registerAll(const std::string & kind, MakeDevice make, std::initializer_list<int> sizes, int maxDevices)
+registerAll(const std::string &        kind,
+            MakeDevice                 make,
+            std::initializer_list<int> reconSizes,
+            std::initializer_list<int> iterationSizes,
+            int                        maxDevices)
 {
-  for (const int n : sizes)
+  for (const int n : reconSizes)
   {
     benchmark::RegisterBenchmark(("recon/" + kind).c_str(), recon, make)
       ->Arg(n)
       ->Iterations(1)
       ->Unit(benchmark::kSecond)
       ->UseRealTime();
+  }
+  for (const int n : iterationSizes)
+  {
     for (int count = 1; count <= maxDevices; count *= 2)
     {
       benchmark::RegisterBenchmark(("devices/" + kind).c_str(), devices, make)
@@ -123,10 +132,10 @@ registerAll(const std::string & kind, MakeDevice make, std::initializer_list<int
 int
 main(int argc, char ** argv)
 {
-  registerAll("Cpu", cpu, { 128, 256 }, 4);
+  registerAll("Cpu", cpu, { 128, 256 }, { 128, 256 }, 4);
   if (const int gpus = cudaDeviceCount(); gpus > 0)
   {
-    registerAll("Gpu", gpu, { 256, 512 }, gpus);
+    registerAll("Gpu", gpu, { 256, 512 }, { 256, 512, 1024 }, gpus);
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

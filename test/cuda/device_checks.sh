@@ -4,6 +4,8 @@
 # test/cuda/prepare_device_deps.sh and carried), runs the CUDA tests, the multi-device engine tests and
 # the GPU benchmarks, and writes every log to $OUT (default build-gpu/out).
 #   test/cuda/device_checks.sh [quick]     quick: tests and the 256/512 benchmarks only
+# Full: also the 1024-class ones (parallel and cone projections, FDK, seconds per VCD iteration).
+# NCCL is used when the CUDA toolkit has it (the configure line in summary.txt says).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-build-gpu/out}
@@ -20,6 +22,7 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DMBIR_BUILD_ITK=OFF
   -DMBIR_CUDA_ARCHITECTURES=90 -DMBIR_NATIVE_CPU=OFF -DCMAKE_PREFIX_PATH="$deps" \
   -DMBIR_GTEST_SOURCE_DIR="$deps/googletest" -DMBIR_BENCHMARK_SOURCE_DIR="$deps/benchmark" \
   > "$out/configure.log" 2>&1 || { step "configure FAILED"; tail -30 "$out/configure.log"; exit 1; }
+grep "MBIR:" "$out/configure.log" | tee -a "$out/summary.txt"
 
 step "build"
 cmake --build build-gpu -j "$(nproc)" > "$out/build.log" 2>&1 || { step "build FAILED"; grep -m 20 -E "error" "$out/build.log"; exit 1; }
@@ -29,16 +32,19 @@ build-gpu/bin/MBIRCudaTests --gtest_output=xml:"$out/cuda-tests.xml" > "$out/cud
 echo "exit $?" >> "$out/cuda-tests.log"; tail -5 "$out/cuda-tests.log" | tee -a "$out/summary.txt"
 
 step "engine tests (multi-device, device data)"
-timeout 180 build-gpu/bin/MBIREngineTests --gtest_filter='Geometries/DeviceCount*:MultiDevice*:DeviceData*:Progress*' \
+timeout 180 build-gpu/bin/MBIREngineTests \
+  --gtest_filter='Geometries/DeviceCount*:MultiDevice*:DeviceData*:Progress*:MemoryPlan*:Communicators*:DevicePolicy*' \
   > "$out/engine-tests.log" 2>&1
 echo "exit $?" >> "$out/engine-tests.log"; tail -3 "$out/engine-tests.log" | tee -a "$out/summary.txt"
 
 step "GPU benchmarks"
-filter='Gpu/(256|512)/'
-[ "${1:-}" = quick ] || filter='Gpu/'
-timeout 240 build-gpu/bin/mbir-benchmark-projectors --benchmark_filter="$filter" --benchmark_min_time=0.2s \
+projectors='Gpu/(256|512)/' recon='Gpu/(256|512)'
+if [ "${1:-}" != quick ]; then
+  projectors+='|/(Parallel|Cone)Gpu/1024/' recon+='|devices/Gpu/1024/'
+fi
+timeout 240 build-gpu/bin/mbir-benchmark-projectors --benchmark_filter="$projectors" --benchmark_min_time=0.2s \
   > "$out/benchmark-projectors.txt" 2>&1
 echo "exit $?" >> "$out/benchmark-projectors.txt"
-timeout 120 build-gpu/bin/mbir-benchmark-recon --benchmark_filter='Gpu' > "$out/benchmark-recon.txt" 2>&1
+timeout 180 build-gpu/bin/mbir-benchmark-recon --benchmark_filter="$recon" > "$out/benchmark-recon.txt" 2>&1
 echo "exit $?" >> "$out/benchmark-recon.txt"
 step "done"

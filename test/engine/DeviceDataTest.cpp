@@ -48,6 +48,26 @@ TEST(DeviceData, RoundTripsAndRejectsNonFiniteValues)
   expectInvalid([&] { DeviceVolume::upload(backend, ArrayView3(bad, r)); }, "NaN at (row");
 }
 
+TEST(DeviceData, ChosenViewsComeBackFromEveryShard)
+{
+  const SinogramShape      s{ 11, 3, 4 };
+  const std::vector<float> values = test::uniformRandom(s.size(), 2);
+  const auto               group = std::make_shared<const DeviceGroup>(
+    std::vector<std::shared_ptr<Backend>>{ makeCpuBackend(), makeCpuBackend(), makeCpuBackend() });
+  const DeviceSinogram     sinogram = DeviceSinogram::upload(group, ArrayView3(values, s));
+  const std::vector<int>   views{ 10, 0, 4, 8, 3 }; // shards of 4 views: the last, first and middle ones
+  const std::vector<float> chosen = sinogram.downloadViews(views);
+  const std::size_t        viewSize = std::size_t(s.rows) * s.channels;
+  ASSERT_EQ(chosen.size(), views.size() * viewSize);
+  for (std::size_t i = 0; i < views.size(); ++i)
+  {
+    EXPECT_TRUE(std::equal(
+      chosen.begin() + i * viewSize, chosen.begin() + (i + 1) * viewSize, values.begin() + views[i] * viewSize))
+      << "view " << views[i];
+  }
+  EXPECT_THROW(sinogram.downloadViews({ 11 }), std::out_of_range);
+}
+
 TEST(DeviceData, DevicePathEqualsHostPath)
 {
   const Reconstructor      reconstructor(smallCone(), makeCpuBackend(), quickParams());

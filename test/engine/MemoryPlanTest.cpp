@@ -38,16 +38,10 @@ quickParams(const Geometry & geometry, bool positivity)
   return params;
 }
 
-struct NamedGeometry
-{
-  std::string name;
-  Geometry    geometry;
-};
-
-std::vector<NamedGeometry>
+std::vector<test::NamedGeometry>
 geometries()
 {
-  std::vector<NamedGeometry> cases;
+  std::vector<test::NamedGeometry> cases;
   cases.push_back({ "parallel", ParallelBeamGeometry({ 29, 13, 40 }, test::evenAngles(29, M_PI)) });
   ConeBeamGeometry cone({ 29, 14, 40 }, test::evenAngles(29, 2 * M_PI), 160.0f, 80.0f);
   cone.reconShape.slices = 13;
@@ -151,7 +145,7 @@ plannedAndMeasured(const Geometry & geometry, int n, Call call)
 TEST(MemoryPlan, ReconNeedBoundsThePeakClosely)
 {
   double worst = 1.0;
-  for (const NamedGeometry & g : geometries())
+  for (const test::NamedGeometry & g : geometries())
   {
     for (const int n : { 1, 2, 3 })
     {

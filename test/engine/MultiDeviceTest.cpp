@@ -1,7 +1,8 @@
 // One reconstruction across N devices (CPU devices and the host communicator): results independent of N
 // for every geometry and operation, padding inert even when poisoned, memory per device ~1/N, the device
-// policy, and a prepared sinogram scattered once.
+// policy, a prepared sinogram scattered once, and the host communicator's collectives.
 
+#include "CommunicatorContract.h"
 #include "MBIRTestSupport.h"
 #include "SpecGeometries.h"
 #include "mbir/Denoiser.h"
@@ -9,6 +10,7 @@
 #include "mbir/Metrics.h"
 #include "mbir/Phantom.h"
 #include "mbir/Reconstructor.h"
+#include "mbir/Regularization.h"
 
 #include <gtest/gtest.h>
 
@@ -29,29 +31,6 @@ cpuDevices(int n)
     devices.push_back(makeCpuBackend());
   }
   return std::make_shared<const DeviceGroup>(devices);
-}
-
-// Small scans with prime view (13) and slice (11) counts, so that most N leave padding.
-std::vector<test::NamedGeometry>
-primeCases()
-{
-  std::vector<test::NamedGeometry> cases;
-  cases.push_back({ "parallel", ParallelBeamGeometry({ 13, 11, 24 }, test::evenAngles(13, M_PI, 0.1)) });
-  ConeBeamGeometry cone({ 13, 10, 24 }, test::evenAngles(13, 2 * M_PI, 0.1), 96.0f, 48.0f);
-  cone.reconShape.slices = 11;
-  cases.push_back({ "cone", cone });
-  ConeBeamGeometry helix(
-    { 13, 8, 24 }, test::evenAngles(13, 2 * M_PI, 0.1), 96.0f, 48.0f, test::linspace(-2, 2, 13), true);
-  helix.reconShape.slices = 11;
-  cases.push_back({ "curved_helical_cone", helix });
-  TranslationGeometry translation({ 13, 12, 24 }, test::specTranslations(13, 5), 96.0f, 48.0f);
-  translation.voxelRowAspect = 8.0f; // rows 8 voxels deep, 3 of them well clear of the source
-  translation.reconShape = ReconShape{ 3, 17, 11 };
-  cases.push_back({ "translation", translation });
-  MultiAxisParallelGeometry multiAxis({ 13, 11, 24 }, test::evenAngles(13, M_PI, 0.1), std::vector<float>(13, 0.2f));
-  multiAxis.reconShape.slices = 11;
-  cases.push_back({ "multi_axis", multiAxis });
-  return cases;
 }
 
 class DeviceCount : public ::testing::TestWithParam<test::NamedGeometry>
@@ -190,7 +169,7 @@ TEST_P(DeviceCount, AdjointHoldsAtEveryDeviceCount)
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Geometries, DeviceCount, ::testing::ValuesIn(primeCases()), test::testName);
+INSTANTIATE_TEST_SUITE_P(Geometries, DeviceCount, ::testing::ValuesIn(test::primeShardCases()), test::testName);
 
 // Bytes each device holds at its peak during a recon scale as 1/N (within 15 %) on a 256-class problem.
 TEST(MultiDevice, MemoryPerDeviceScalesAsOneOverN)
@@ -232,14 +211,23 @@ TEST(MultiDevice, PreparedSinogramIsScatteredOnce)
       bytes += device->transfers().uploadedBytes;
     return bytes;
   };
+  auto downloaded = [&] {
+    std::size_t bytes = 0;
+    for (const auto & device : devices->devices())
+      bytes += device->transfers().downloadedBytes;
+    return bytes;
+  };
   const std::size_t    before = uploaded();
   const DeviceSinogram prepared = DeviceSinogram::upload(devices, ArrayView3(y, geometry.sinogramShape));
   const std::size_t    sinogramBytes = uploaded() - before;
   EXPECT_EQ(sinogramBytes, y.size() * sizeof(float)); // each view to exactly one device
-  const std::size_t       afterUpload = uploaded();
+  const std::size_t       afterUpload = uploaded(), downloadedBefore = downloaded();
   const DeviceReconResult first = reconstructor.recon(prepared);
   const DeviceReconResult second = reconstructor.recon(prepared);
   EXPECT_LT(uploaded() - afterUpload, sinogramBytes); // only pixel lists went up
+  // Only the views the automatic regularisation samples (21 of 121) came back, once per recon.
+  const std::size_t viewBytes = std::size_t(16) * 24 * sizeof(float);
+  EXPECT_EQ(downloaded() - downloadedBefore, 2 * regularizationViews(121).size() * viewBytes);
   EXPECT_EQ(first.recon.download(), second.recon.download());
   EXPECT_EQ(first.recon.group().size(), 3); // the result stays split over the devices
 }
@@ -309,4 +297,24 @@ TEST(DevicePolicy, CpuFallbackSaysWhy)
   reconstructor.recon(std::vector<float>(geometry.sinogramShape.size(), 1.0f));
   ASSERT_FALSE(lines.empty());
   EXPECT_NE(lines.front().find("(no GPU: "), std::string::npos) << lines.front();
+}
+
+TEST(Communicators, HostCommunicatorDoesEveryCollective)
+{
+  for (const int n : { 1, 2, 3 })
+  {
+    SCOPED_TRACE(std::to_string(n) + " CPU devices");
+    const auto devices = cpuDevices(n);
+    EXPECT_EQ(devices->communicator().kind(), CommunicatorKind::Host);
+    test::expectCollectivesWork(*devices);
+  }
+}
+
+TEST(Communicators, GpuCommunicatorsRefuseCpuDevices)
+{
+  const auto cpu = makeCpuBackend();
+  expectInvalid([&] { DeviceGroup({ cpu }, CommunicatorKind::Peer); },
+                "the peer communicator joins GPUs only, not CPU");
+  expectInvalid([&] { DeviceGroup({ cpu }, CommunicatorKind::Nccl); }, "the nccl communicator joins GPUs only");
+  EXPECT_EQ(DeviceGroup({ cpu }, CommunicatorKind::Host).communicator().kind(), CommunicatorKind::Host);
 }

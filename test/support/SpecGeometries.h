@@ -158,4 +158,27 @@ helicalSliceRange(const ConeBeamGeometry & g)
   return { first, last };
 }
 
+// Small scans of every geometry with prime view (13) and slice (11) counts, so that most device counts
+// leave padding: the multi-device tests, on CPU devices and on shards of a GPU.
+inline std::vector<NamedGeometry>
+primeShardCases()
+{
+  std::vector<NamedGeometry> cases;
+  cases.push_back({ "parallel", ParallelBeamGeometry({ 13, 11, 24 }, evenAngles(13, M_PI, 0.1)) });
+  ConeBeamGeometry cone({ 13, 10, 24 }, evenAngles(13, 2 * M_PI, 0.1), 96.0f, 48.0f);
+  cone.reconShape.slices = 11;
+  cases.push_back({ "cone", cone });
+  ConeBeamGeometry helix({ 13, 8, 24 }, evenAngles(13, 2 * M_PI, 0.1), 96.0f, 48.0f, linspace(-2, 2, 13), true);
+  helix.reconShape.slices = 11;
+  cases.push_back({ "curved_helical_cone", helix });
+  TranslationGeometry translation({ 13, 12, 24 }, specTranslations(13, 5), 96.0f, 48.0f);
+  translation.voxelRowAspect = 8.0f; // rows 8 voxels deep, 3 of them well clear of the source
+  translation.reconShape = ReconShape{ 3, 17, 11 };
+  cases.push_back({ "translation", translation });
+  MultiAxisParallelGeometry multiAxis({ 13, 11, 24 }, evenAngles(13, M_PI, 0.1), std::vector<float>(13, 0.2f));
+  multiAxis.reconShape.slices = 11;
+  cases.push_back({ "multi_axis", multiAxis });
+  return cases;
+}
+
 } // namespace mbir::test

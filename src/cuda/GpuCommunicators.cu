@@ -1,0 +1,283 @@
+// Communicators between the GPUs of one process. PeerCommunicator copies device to device
+// (cudaMemcpyPeer; the driver stages through the host where two GPUs cannot reach each other), so several
+// shards of one GPU work too, which is how multi-shard GPU code is tested on a single GPU.
+// NcclCommunicator runs NCCL with one rank per distinct GPU. Both issue their work on each device's
+// legacy default stream, where the backend's kernels run, so it is ordered with them without waiting.
+
+#include "mbir/Backend.h"
+#include "mbir/Communicator.h"
+#include "mbir/Config.h"
+
+#include <cuda_runtime.h>
+#if MBIR_USE_NCCL
+#  include <nccl.h>
+#endif
+
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+namespace mbir {
+namespace {
+
+void
+check(cudaError_t status, const char * what)
+{
+  if (status != cudaSuccess)
+  {
+    throw std::runtime_error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(status));
+  }
+}
+
+// Copies and scalar sums through the CUDA runtime; the subclasses differ in broadcast and reduce.
+class GpuCommunicator : public Communicator
+{
+public:
+  explicit GpuCommunicator(std::vector<Backend *> devices)
+    : m_Devices(std::move(devices))
+  {
+    for (const Backend * device : m_Devices)
+    {
+      m_Gpus.push_back(device->memoryPool()); // a GPU's CUDA device index
+    }
+    // Direct copies between every pair of distinct GPUs that can reach each other (NVLink, PCIe P2P).
+    for (const int a : m_Gpus)
+    {
+      for (const int b : m_Gpus)
+      {
+        int reachable = 0;
+        if (a == b || cudaDeviceCanAccessPeer(&reachable, a, b) != cudaSuccess || !reachable)
+        {
+          continue;
+        }
+        check(cudaSetDevice(a), "cudaSetDevice");
+        const cudaError_t status = cudaDeviceEnablePeerAccess(b, 0);
+        if (status == cudaErrorPeerAccessAlreadyEnabled)
+        {
+          cudaGetLastError(); // enabled by an earlier group: fine
+        }
+        else
+        {
+          check(status, "cudaDeviceEnablePeerAccess");
+        }
+      }
+    }
+  }
+
+  void
+  copy(int from, const float * src, int to, float * dst, std::size_t count) override
+  {
+    if (count == 0 || src == dst)
+    {
+      return;
+    }
+    check(cudaMemcpyPeer(dst, m_Gpus[to], src, m_Gpus[from], count * sizeof(float)), "cudaMemcpyPeer");
+  }
+
+  void
+  copyRows(int           from,
+           const float * src,
+           std::size_t   srcPitch,
+           int           to,
+           float *       dst,
+           std::size_t   dstPitch,
+           std::size_t   width,
+           std::size_t   rows) override
+  {
+    if (rows == 0 || width == 0)
+    {
+      return;
+    }
+    if (m_Gpus[from] == m_Gpus[to])
+    {
+      check(cudaSetDevice(m_Gpus[to]), "cudaSetDevice");
+      check(cudaMemcpy2D(dst,
+                         dstPitch * sizeof(float),
+                         src,
+                         srcPitch * sizeof(float),
+                         width * sizeof(float),
+                         rows,
+                         cudaMemcpyDeviceToDevice),
+            "cudaMemcpy2D");
+      return;
+    }
+    cudaMemcpy3DPeerParms copy{};
+    copy.srcPtr = make_cudaPitchedPtr(const_cast<float *>(src), srcPitch * sizeof(float), width * sizeof(float), rows);
+    copy.srcDevice = m_Gpus[from];
+    copy.dstPtr = make_cudaPitchedPtr(dst, dstPitch * sizeof(float), width * sizeof(float), rows);
+    copy.dstDevice = m_Gpus[to];
+    copy.extent = make_cudaExtent(width * sizeof(float), rows, 1);
+    check(cudaMemcpy3DPeer(&copy), "cudaMemcpy3DPeer");
+  }
+
+  double
+  allReduceSum(const std::vector<double> & values) override
+  {
+    return std::accumulate(values.begin(), values.end(), 0.0); // already on the host
+  }
+
+  void
+  barrier() override
+  {
+    for (const int gpu : m_Gpus)
+    {
+      check(cudaSetDevice(gpu), "cudaSetDevice");
+      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    }
+  }
+
+protected:
+  std::vector<Backend *> m_Devices;
+  std::vector<int>       m_Gpus;
+};
+
+class PeerCommunicator final : public GpuCommunicator
+{
+public:
+  using GpuCommunicator::GpuCommunicator;
+
+  CommunicatorKind
+  kind() const override
+  {
+    return CommunicatorKind::Peer;
+  }
+
+  void
+  broadcast(int root, const std::vector<float *> & buffers, std::size_t count) override
+  {
+    for (int d = 0; d < static_cast<int>(buffers.size()); ++d)
+    {
+      if (d != root)
+      {
+        copy(root, buffers[root], d, buffers[d], count);
+      }
+    }
+  }
+
+  // Each addend copied next to the root's buffer and added there.
+  void
+  reduce(int root, const std::vector<float *> & buffers, std::size_t count) override
+  {
+    if (buffers.size() < 2 || count == 0)
+    {
+      return;
+    }
+    Backend &          target = *m_Devices[root];
+    DeviceArray<float> staging = target.allocate<float>(count);
+    for (int d = 0; d < static_cast<int>(buffers.size()); ++d)
+    {
+      if (d != root)
+      {
+        copy(d, buffers[d], root, staging.data(), count);
+        target.axpby(1.0f, staging.data(), 1.0f, buffers[root], count);
+      }
+    }
+  }
+};
+
+#if MBIR_USE_NCCL
+void
+checkNccl(ncclResult_t status, const char * what)
+{
+  if (status != ncclSuccess)
+  {
+    throw std::runtime_error(std::string("NCCL error in ") + what + ": " + ncclGetErrorString(status));
+  }
+}
+
+// One rank per GPU, all driven from this thread through grouped calls. Contiguous copies, broadcast and
+// reduce go through NCCL; pitched row copies stay peer-to-peer (NCCL has no strided send, and within one
+// process its transport between two GPUs is the same peer path).
+class NcclCommunicator final : public GpuCommunicator
+{
+public:
+  explicit NcclCommunicator(std::vector<Backend *> devices)
+    : GpuCommunicator(std::move(devices))
+    , m_Comms(m_Gpus.size())
+  {
+    checkNccl(ncclCommInitAll(m_Comms.data(), static_cast<int>(m_Gpus.size()), m_Gpus.data()), "ncclCommInitAll");
+  }
+  ~NcclCommunicator() override
+  {
+    for (ncclComm_t comm : m_Comms)
+    {
+      ncclCommDestroy(comm);
+    }
+  }
+  NcclCommunicator(const NcclCommunicator &) = delete;
+  NcclCommunicator &
+  operator=(const NcclCommunicator &) = delete;
+
+  CommunicatorKind
+  kind() const override
+  {
+    return CommunicatorKind::Nccl;
+  }
+
+  void
+  copy(int from, const float * src, int to, float * dst, std::size_t count) override
+  {
+    if (count == 0 || src == dst)
+    {
+      return;
+    }
+    if (from == to)
+    {
+      GpuCommunicator::copy(from, src, to, dst, count);
+      return;
+    }
+    checkNccl(ncclGroupStart(), "ncclGroupStart");
+    checkNccl(ncclSend(src, count, ncclFloat, to, m_Comms[from], cudaStreamLegacy), "ncclSend");
+    checkNccl(ncclRecv(dst, count, ncclFloat, from, m_Comms[to], cudaStreamLegacy), "ncclRecv");
+    checkNccl(ncclGroupEnd(), "ncclGroupEnd");
+  }
+
+  void
+  broadcast(int root, const std::vector<float *> & buffers, std::size_t count) override
+  {
+    checkNccl(ncclGroupStart(), "ncclGroupStart");
+    for (std::size_t d = 0; d < buffers.size(); ++d)
+    {
+      checkNccl(ncclBroadcast(buffers[d], buffers[d], count, ncclFloat, root, m_Comms[d], cudaStreamLegacy),
+                "ncclBroadcast");
+    }
+    checkNccl(ncclGroupEnd(), "ncclGroupEnd");
+  }
+
+  // In place: the root's buffer receives the sum; NCCL writes no other rank's.
+  void
+  reduce(int root, const std::vector<float *> & buffers, std::size_t count) override
+  {
+    checkNccl(ncclGroupStart(), "ncclGroupStart");
+    for (std::size_t d = 0; d < buffers.size(); ++d)
+    {
+      checkNccl(ncclReduce(buffers[d], buffers[d], count, ncclFloat, ncclSum, root, m_Comms[d], cudaStreamLegacy),
+                "ncclReduce");
+    }
+    checkNccl(ncclGroupEnd(), "ncclGroupEnd");
+  }
+
+private:
+  std::vector<ncclComm_t> m_Comms;
+};
+#endif
+
+} // namespace
+
+namespace detail {
+
+std::unique_ptr<Communicator>
+makeGpuCommunicator(std::vector<Backend *> devices, CommunicatorKind kind)
+{
+#if MBIR_USE_NCCL
+  if (kind == CommunicatorKind::Nccl)
+  {
+    return std::make_unique<NcclCommunicator>(std::move(devices));
+  }
+#endif
+  (void)kind;
+  return std::make_unique<PeerCommunicator>(std::move(devices));
+}
+
+} // namespace detail
+} // namespace mbir
