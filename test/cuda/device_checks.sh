@@ -13,6 +13,8 @@ mkdir -p "$out"
 deps=$PWD/build-deps
 start=$SECONDS
 step() { echo "== $* ($((SECONDS - start)) s)" | tee -a "$out/summary.txt"; }
+# A gtest log's outcome: the counts and every failed test's name.
+outcome() { grep -E "tests? from .* ran|^\[  (PASSED|SKIPPED|FAILED) +\] [0-9]+ test|^\[  FAILED  \] [A-Za-z]" "$1" | sort -u | tee -a "$out/summary.txt"; }
 
 step "machine"
 { nvidia-smi; nvcc --version; cmake --version | head -1; nproc; } > "$out/machine.txt" 2>&1
@@ -29,13 +31,13 @@ cmake --build build-gpu -j "$(nproc)" > "$out/build.log" 2>&1 || { step "build F
 
 step "CUDA tests"
 build-gpu/bin/MBIRCudaTests --gtest_output=xml:"$out/cuda-tests.xml" > "$out/cuda-tests.log" 2>&1
-echo "exit $?" >> "$out/cuda-tests.log"; tail -5 "$out/cuda-tests.log" | tee -a "$out/summary.txt"
+echo "exit $?" >> "$out/cuda-tests.log"; outcome "$out/cuda-tests.log"
 
 step "engine tests (multi-device, device data)"
 timeout 180 build-gpu/bin/MBIREngineTests \
   --gtest_filter='Geometries/DeviceCount*:MultiDevice*:DeviceData*:Progress*:MemoryPlan*:Communicators*:DevicePolicy*' \
   > "$out/engine-tests.log" 2>&1
-echo "exit $?" >> "$out/engine-tests.log"; tail -3 "$out/engine-tests.log" | tee -a "$out/summary.txt"
+echo "exit $?" >> "$out/engine-tests.log"; outcome "$out/engine-tests.log"
 
 step "GPU benchmarks"
 projectors='Gpu/(256|512)/' recon='Gpu/(256|512)'
