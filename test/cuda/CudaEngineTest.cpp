@@ -56,16 +56,6 @@ everyGpu()
   return std::make_shared<const DeviceGroup>(devices);
 }
 
-ReconParams
-quickParams(const Geometry & geometry)
-{
-  ReconParams params = defaultReconParams(geometry);
-  params.verbose = 0;
-  params.maxIterations = 3;
-  params.seed = 11;
-  return params;
-}
-
 DenoiseParams
 quickDenoise()
 {
@@ -273,8 +263,8 @@ TEST_P(GpuEngine, EveryOperationMatchesTheCpuEngine)
   EXPECT_LT(test::relativeError(gpu.backProject(y.data()), cpu.backProject(y.data())), 1e-5);
   EXPECT_LT(test::relativeError(directRecon(gpu, y), directRecon(cpu, y)), 1e-5);
 
-  const Reconstructor      onCpu(geometry, makeCpuBackend(), quickParams(geometry));
-  const Reconstructor      onGpu(geometry, makeCudaBackend(0), quickParams(geometry));
+  const Reconstructor      onCpu(geometry, makeCpuBackend(), test::threeIterationParams(geometry));
+  const Reconstructor      onGpu(geometry, makeCudaBackend(0), test::threeIterationParams(geometry));
   const std::vector<float> w = test::uniformRandom(y.size(), 3, 0.5f, 1.5f);
   const ArrayView3         yView(y, cpu.sinogramShape()), wView(w, cpu.sinogramShape()), xView(x, r);
   EXPECT_LT(nrmse(onGpu.recon(yView, wView).recon, onCpu.recon(yView, wView).recon), 1e-4);
@@ -298,7 +288,8 @@ TEST_P(GpuEngine, ShardsGiveWhatOneGpuGives)
   const std::vector<float> y = one.forwardProject(x.data());
   const std::vector<float> back = one.backProject(y.data());
   const std::vector<float> direct = directRecon(one, y);
-  const std::vector<float> mbir = Reconstructor(geometry, makeCudaBackend(0), quickParams(geometry)).recon(y).recon;
+  const std::vector<float> mbir =
+    Reconstructor(geometry, makeCudaBackend(0), test::threeIterationParams(geometry)).recon(y).recon;
   const std::vector<float> denoised = qggmrfDenoise(ArrayView3(x, r), quickDenoise(), makeCudaBackend(0)).image;
 
   std::vector<std::shared_ptr<const DeviceGroup>> groups;
@@ -317,7 +308,7 @@ TEST_P(GpuEngine, ShardsGiveWhatOneGpuGives)
     EXPECT_LT(test::relativeError(sharded.forwardProject(x.data()), y), 1e-5);
     EXPECT_LT(test::relativeError(sharded.backProject(y.data()), back), 1e-5);
     EXPECT_LT(test::relativeError(directRecon(sharded, y), direct), 1e-5);
-    EXPECT_LT(nrmse(Reconstructor(geometry, devices, quickParams(geometry)).recon(y).recon, mbir), 1e-4);
+    EXPECT_LT(nrmse(Reconstructor(geometry, devices, test::threeIterationParams(geometry)).recon(y).recon, mbir), 1e-4);
     EXPECT_LT(nrmse(qggmrfDenoise(ArrayView3(x, r), quickDenoise(), devices).image, denoised), 1e-4);
   }
 }
@@ -362,7 +353,7 @@ TEST(GpuMemory, PlanBoundsWhatTheGpuAllocates)
   {
     SCOPED_TRACE(g.name);
     const auto               gpu = makeCudaBackend(0);
-    const Reconstructor      reconstructor(g.geometry, gpu, quickParams(g.geometry));
+    const Reconstructor      reconstructor(g.geometry, gpu, test::threeIterationParams(g.geometry));
     const std::vector<float> y(reconstructor.projector().sinogramShape().size(), 1.0f);
     const std::size_t        held = gpu->bytesInUse();
     reconstructor.recon(y);
@@ -376,7 +367,7 @@ TEST(GpuMemory, ReconThatCannotFitIsRefusedBeforeAllocating)
   MBIR_REQUIRE_GPUS(1);
   const ParallelBeamGeometry geometry({ 29, 13, 40 }, test::evenAngles(29, M_PI));
   const auto                 gpu = makeCudaBackend(0);
-  const Reconstructor        reconstructor(geometry, gpu, quickParams(geometry));
+  const Reconstructor        reconstructor(geometry, gpu, test::threeIterationParams(geometry));
   const std::vector<float>   y(geometry.sinogramShape.size(), 1.0f);
   const std::size_t          held = gpu->bytesInUse();
   gpu->setMemoryLimit(held + reconstructor.memoryNeed().perDevice / 2);
@@ -402,7 +393,7 @@ TEST(GpuMemory, ProblemLargerThanTheGpuIsRefused)
   // A 256 GiB sinogram: more than any single GPU holds.
   const ParallelBeamGeometry geometry({ 4096, 4096, 4096 }, test::evenAngles(4096, M_PI));
   const auto                 group = std::make_shared<const DeviceGroup>(std::vector{ makeCudaBackend(0) });
-  const Reconstructor        reconstructor(geometry, group, quickParams(geometry));
+  const Reconstructor        reconstructor(geometry, group, test::threeIterationParams(geometry));
   try
   {
     requireMemory(*group, reconstructor.memoryNeed(), "MBIR", [&](int n) { return reconstructor.memoryNeed({}, n); });
@@ -440,7 +431,7 @@ TEST(GpuMemory, TwentyReconsLeaveTheFreeMemoryAsItWas)
   MBIR_REQUIRE_GPUS(1);
   const ConeBeamGeometry   geometry({ 36, 16, 32 }, test::evenAngles(36, 2 * M_PI), 128.0f, 64.0f);
   const auto               gpu = makeCudaBackend(0);
-  const Reconstructor      reconstructor(geometry, gpu, quickParams(geometry));
+  const Reconstructor      reconstructor(geometry, gpu, test::threeIterationParams(geometry));
   const std::vector<float> y = reconstructor.forwardProject(sheppLoganLowDynamicRange(geometry.reconShape));
   reconstructor.recon(y); // plans and caches of the first call stay for the later ones
   const std::size_t held = gpu->bytesInUse(), free = gpu->freeBytes();
@@ -465,7 +456,7 @@ TEST(GpuDevices, AutomaticChoiceTakesEveryGpu)
   }
   EXPECT_EQ(DeviceSelection().fallbackNote(), "");
   const ParallelBeamGeometry geometry({ 64, 32, 48 }, test::evenAngles(64, M_PI));
-  const Reconstructor        reconstructor(geometry, DeviceSelection(), quickParams(geometry));
+  const Reconstructor        reconstructor(geometry, DeviceSelection(), test::threeIterationParams(geometry));
   EXPECT_EQ(reconstructor.deviceSummary(), n == 1 ? "1 x GPU" : std::to_string(n) + " x GPU (sharded)");
   EXPECT_EQ(availableDevices(UseGpu::None).front()->kind(), Backend::Kind::Cpu);
 

@@ -36,16 +36,6 @@ cpuDevices(int n)
 class DeviceCount : public ::testing::TestWithParam<test::NamedGeometry>
 {};
 
-ReconParams
-quickParams(const Geometry & geometry)
-{
-  ReconParams params = defaultReconParams(geometry);
-  params.verbose = 0;
-  params.maxIterations = 3;
-  params.seed = 11;
-  return params;
-}
-
 } // namespace
 
 TEST_P(DeviceCount, EveryOperationIsIndependentOfTheNumberOfDevices)
@@ -57,7 +47,7 @@ TEST_P(DeviceCount, EveryOperationIsIndependentOfTheNumberOfDevices)
   const std::vector<float> y = one.forwardProject(x.data());
   const std::vector<float> back = one.backProject(y.data());
   const std::vector<float> direct = directRecon(one, y);
-  const Reconstructor      reference(geometry, makeCpuBackend(), quickParams(geometry));
+  const Reconstructor      reference(geometry, makeCpuBackend(), test::threeIterationParams(geometry));
   const std::vector<float> mbir = reference.recon(y).recon;
   DenoiseParams            denoise;
   denoise.verbose = 0;
@@ -72,7 +62,7 @@ TEST_P(DeviceCount, EveryOperationIsIndependentOfTheNumberOfDevices)
     EXPECT_LT(test::relativeError(sharded.forwardProject(x.data()), y), 1e-5);
     EXPECT_LT(test::relativeError(sharded.backProject(y.data()), back), 1e-5);
     EXPECT_LT(test::relativeError(directRecon(sharded, y), direct), 1e-5);
-    const Reconstructor reconstructor(geometry, devices, quickParams(geometry));
+    const Reconstructor reconstructor(geometry, devices, test::threeIterationParams(geometry));
     EXPECT_LT(nrmse(reconstructor.recon(y).recon, mbir), 1e-4);
     EXPECT_LT(nrmse(qggmrfDenoise(ArrayView3(x, r), denoise, devices).image, denoised), 1e-4);
   }
@@ -132,7 +122,7 @@ TEST_P(DeviceCount, PoisonedPaddingIsInert)
   expectZeroSlices(direct);
   EXPECT_LT(test::relativeError(direct.download(), directRecon(one, y)), 1e-5);
 
-  const Reconstructor reconstructor(geometry, devices, quickParams(geometry));
+  const Reconstructor reconstructor(geometry, devices, test::threeIterationParams(geometry));
   const DeviceVolume  init = [&] {
     DeviceVolume v = DeviceVolume::upload(devices, ArrayView3(x, r));
     poisonSlices(v);
@@ -140,7 +130,7 @@ TEST_P(DeviceCount, PoisonedPaddingIsInert)
   }();
   const DeviceReconResult result = reconstructor.recon(sino, nullptr, InitialImage::fromVolume(init));
   expectZeroSlices(result.recon);
-  const Reconstructor reference(geometry, makeCpuBackend(), quickParams(geometry));
+  const Reconstructor reference(geometry, makeCpuBackend(), test::threeIterationParams(geometry));
   EXPECT_LT(nrmse(result.recon.download(),
                   reference.recon(ArrayView3(y, s), {}, InitialImage::fromVolume(ArrayView3(x, r))).recon),
             1e-4);
@@ -175,7 +165,7 @@ INSTANTIATE_TEST_SUITE_P(Geometries, DeviceCount, ::testing::ValuesIn(test::prim
 TEST(MultiDevice, MemoryPerDeviceScalesAsOneOverN)
 {
   const ParallelBeamGeometry geometry({ 256, 256, 256 }, test::evenAngles(256, M_PI));
-  ReconParams                params = quickParams(geometry);
+  ReconParams                params = test::threeIterationParams(geometry);
   params.maxIterations = 1;
   const std::vector<float> y(geometry.sinogramShape.size(), 1.0f);
   double                   single = 0.0;
@@ -202,7 +192,7 @@ TEST(MultiDevice, PreparedSinogramIsScatteredOnce)
 {
   const auto               devices = cpuDevices(3);
   const ConeBeamGeometry   geometry({ 121, 16, 24 }, test::evenAngles(121, 2 * M_PI), 96.0f, 48.0f);
-  const Reconstructor      reconstructor(geometry, devices, quickParams(geometry));
+  const Reconstructor      reconstructor(geometry, devices, test::threeIterationParams(geometry));
   const std::vector<float> y =
     reconstructor.forwardProject(sheppLoganLowDynamicRange(reconstructor.projector().reconShape()));
   auto uploaded = [&] {
@@ -270,11 +260,12 @@ TEST(DevicePolicy, ChoicesResolveAndFailClearly)
   // The reconstructor keeps the selection it was given and says what it runs on.
   ::setenv("MBIR_NUM_CPU_DEVICES", "4", 1);
   const ParallelBeamGeometry geometry({ 181, 10, 16 }, test::evenAngles(181, M_PI));
-  const Reconstructor        four(geometry, DeviceSelection().useGpu(UseGpu::None), quickParams(geometry));
+  const Reconstructor four(geometry, DeviceSelection().useGpu(UseGpu::None), test::threeIterationParams(geometry));
   EXPECT_EQ(four.deviceSummary(),
             "4 x CPU (sharded, " + std::to_string(all[0]->threadCount()) +
               " threads) (views padded 181->184) (slices padded 10->12)");
-  const Reconstructor single(geometry, DeviceSelection::single().useGpu(UseGpu::None), quickParams(geometry));
+  const Reconstructor single(
+    geometry, DeviceSelection::single().useGpu(UseGpu::None), test::threeIterationParams(geometry));
   EXPECT_EQ(single.deviceSummary(), "1 x CPU");
   ::unsetenv("MBIR_NUM_CPU_DEVICES");
 }
@@ -290,7 +281,7 @@ TEST(DevicePolicy, CpuFallbackSaysWhy)
   EXPECT_EQ(DeviceSelection().useGpu(UseGpu::None).fallbackNote(), "");
   std::vector<std::string>   lines;
   const ParallelBeamGeometry geometry({ 8, 2, 12 }, test::evenAngles(8, M_PI));
-  ReconParams                params = quickParams(geometry);
+  ReconParams                params = test::threeIterationParams(geometry);
   params.verbose = 1;
   params.logSink = [&lines](const std::string & line) { lines.push_back(line); };
   const Reconstructor reconstructor(geometry, DeviceSelection(), params);

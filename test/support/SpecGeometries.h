@@ -5,6 +5,7 @@
 
 #include "MBIRTestSupport.h"
 #include "mbir/Geometry.h"
+#include "mbir/Reconstructor.h"
 
 #include <cmath>
 #include <random>
@@ -179,6 +180,17 @@ primeShardCases()
   multiAxis.reconShape.slices = 11;
   cases.push_back({ "multi_axis", multiAxis });
   return cases;
+}
+
+// Three quiet VCD iterations from a fixed seed: enough to compare reconstructions across devices.
+inline ReconParams
+threeIterationParams(const Geometry & geometry)
+{
+  ReconParams params = defaultReconParams(geometry);
+  params.verbose = 0;
+  params.maxIterations = 3;
+  params.seed = 11;
+  return params;
 }
 
 } // namespace mbir::test
