@@ -30,23 +30,28 @@ step "build"
 cmake --build build-gpu -j "$(nproc)" > "$out/build.log" 2>&1 || { step "build FAILED"; grep -m 20 -E "error" "$out/build.log"; exit 1; }
 
 step "CUDA tests"
-build-gpu/bin/MBIRCudaTests --gtest_output=xml:"$out/cuda-tests.xml" > "$out/cuda-tests.log" 2>&1
+timeout 240 build-gpu/bin/MBIRCudaTests --gtest_output=xml:"$out/cuda-tests.xml" > "$out/cuda-tests.log" 2>&1
 echo "exit $?" >> "$out/cuda-tests.log"; outcome "$out/cuda-tests.log"
 
 step "engine tests (multi-device, device data)"
-timeout 180 build-gpu/bin/MBIREngineTests \
+timeout 150 build-gpu/bin/MBIREngineTests \
   --gtest_filter='Geometries/DeviceCount*:MultiDevice*:DeviceData*:Progress*:MemoryPlan*:Communicators*:DevicePolicy*' \
   > "$out/engine-tests.log" 2>&1
 echo "exit $?" >> "$out/engine-tests.log"; outcome "$out/engine-tests.log"
 
-step "GPU benchmarks"
-projectors='Gpu/(256|512)/' recon='Gpu/(256|512)'
+# Each benchmark run has its own time limit, so that a slow one cannot take the others' results with it.
+bench() { # NAME LIMIT_S BINARY FILTER [ARGS...]
+  local name=$1 limit=$2 binary=$3 filter=$4
+  shift 4
+  step "benchmark $name"
+  timeout "$limit" "build-gpu/bin/$binary" --benchmark_filter="$filter" "$@" > "$out/benchmark-$name.txt" 2>&1
+  echo "exit $?" >> "$out/benchmark-$name.txt"
+}
+bench projectors 120 mbir-benchmark-projectors 'Gpu/(256|512)/' --benchmark_min_time=0.2s
+bench recon 90 mbir-benchmark-recon 'Gpu/(256|512)'
 if [ "${1:-}" != quick ]; then
-  projectors+='|/(Parallel|Cone)Gpu/1024/' recon+='|devices/Gpu/1024/'
+  bench projectors-1024 120 mbir-benchmark-projectors '/(Parallel|Cone)Gpu/1024/' --benchmark_min_time=0.2s
+  bench recon-1024 90 mbir-benchmark-recon 'devices/Gpu/1024/'
 fi
-timeout 240 build-gpu/bin/mbir-benchmark-projectors --benchmark_filter="$projectors" --benchmark_min_time=0.2s \
-  > "$out/benchmark-projectors.txt" 2>&1
-echo "exit $?" >> "$out/benchmark-projectors.txt"
-timeout 180 build-gpu/bin/mbir-benchmark-recon --benchmark_filter="$recon" > "$out/benchmark-recon.txt" 2>&1
-echo "exit $?" >> "$out/benchmark-recon.txt"
+grep -hE "^(forward|back|fbp|fdk|recon|devices)/" "$out"/benchmark-*.txt | tee -a "$out/summary.txt"
 step "done"
