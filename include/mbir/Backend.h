@@ -247,6 +247,16 @@ public:
              const kernels::SliceShard &   shard,
              const float *                 abovePlane) = 0;
 
+  // The denoiser's noise statistic on a slice shard of `shape` (every row and column, shape.slices per
+  // cylinder, the first `validSlices` real): over the real voxels >= threshold, the sum of
+  // kernels::localDeviationAt (as ab) and their count (as bb). `previousSlice`: see localDeviationAt.
+  virtual WeightedProducts
+  localDeviationSums(const float *      volume,
+                     const ReconShape & shape,
+                     int                validSlices,
+                     const float *      previousSlice,
+                     double             threshold) = 0;
+
   // The VCD step direction of one subset (spec/solver.md §3.5): with g = -(dataScale * backProjection) +
   // priorGradient and h = dataScale * dataHessian + priorHessian, delta = -g / h. dataHessian == nullptr
   // means 1. Returns the prior's linear and quadratic terms sum(priorGradient .* delta) and

@@ -100,6 +100,9 @@ public:
 
   std::vector<float>
   download() const;
+  // Only these rows, in the order given, each (cols, slices).
+  std::vector<float>
+  downloadRows(const std::vector<int> & rows) const;
 
   const ReconShape &
   shape() const
@@ -143,6 +146,10 @@ public:
   }
 
 private:
+  // Rows [first, first + count) into host (count, cols, slices).
+  void
+  copyRowsToHost(int first, int count, float * host) const;
+
   std::shared_ptr<const DeviceGroup> m_Group;
   ReconShape                         m_Shape;
   ShardLayout                        m_Slices;

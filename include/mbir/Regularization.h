@@ -10,6 +10,8 @@
 
 namespace mbir {
 
+class DeviceVolume;
+
 // 1 where the sinogram carries object signal, from a histogram estimate of the background level.
 std::vector<std::uint8_t>
 sinogramSupport(const std::vector<float> & values);
@@ -26,13 +28,14 @@ struct RegularizationInputs
 };
 
 // sigmaY from snrDb and the signal level; sigmaX = sigmaProx = 0.2 * 2^sharpness * typical recon value.
-// Uses the views regularizationViews() names. weights == nullptr means unweighted.
+// Uses the views statisticsSamples() names. weights == nullptr means unweighted.
 RegularizationParams
 autoRegularization(const float * sinogram, const float * weights, const RegularizationInputs & inputs);
 
-// The views the statistics read: about 20, evenly spaced (so device data need only these brought back).
+// About 20 evenly spaced indices along an axis of `length` (step length / min(20, length)): the views the
+// sinogram statistics read and the rows of the denoiser's, so that device data need only these brought back.
 std::vector<int>
-regularizationViews(int views);
+statisticsSamples(int length);
 
 // The same from those views alone, in their order (each rows x channels); empty weights: unweighted.
 RegularizationParams
@@ -47,5 +50,12 @@ localStandardDeviation(const float * image, const std::array<int, 3> & shape, do
 // Noise level of an image from its local standard deviations.
 double
 estimateImageNoise(const float * image, const std::array<int, 3> & shape);
+
+// The same of a volume on its devices: sums on each device, and only scalars and one plane per device move
+// (the volume comes back to the host only when no voxel reaches the noise floor: a constant image).
+double
+localStandardDeviation(const DeviceVolume & image, double noiseFloor);
+double
+estimateImageNoise(const DeviceVolume & image);
 
 } // namespace mbir

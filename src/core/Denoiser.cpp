@@ -98,9 +98,9 @@ private:
 
 } // namespace
 
-// Mirrors qggmrfDenoise(DeviceVolume) (keep the two in step): the estimate, its error e, the pixel list and
-// partition, VCD's scratch (five arrays and the data term's error at the subset), halos, and the prior
-// cost's plane from the next device.
+// Mirrors qggmrfDenoise(DeviceVolume) (keep the two in step): the noise statistic; then the estimate, its
+// error e, the pixel list and partition, VCD's scratch (five arrays and the data term's error at the
+// subset), halos, and the prior cost's plane from the next device.
 MemoryNeed
 denoiseMemoryNeed(const ReconShape & shape, const DenoiseParams & params, int numDevices, bool inputOnHost)
 {
@@ -112,9 +112,13 @@ denoiseMemoryNeed(const ReconShape & shape, const DenoiseParams & params, int nu
   const std::size_t largest = (pixels + k - 1) / k;
   const std::size_t floats = (inputOnHost ? V : 0) + 2 * V + pixels + k * largest + 6 * largest * slices.perDevice +
                              (n > 1 ? 3 * largest + pixels : 0);
-  MemoryNeed need;
-  need.perDevice = floats * sizeof(float);
-  need.host = shape.size() * sizeof(float) * (inputOnHost ? 2 : 1); // the statistics' copy, the result
+  // Before them, the noise statistic: each device's plane from the shard before it, and its owner's copy.
+  const std::size_t statistics = (inputOnHost ? V : 0) + (n > 1 ? 3 * pixels : 0);
+  MemoryNeed        need;
+  need.perDevice = std::max(floats, statistics) * sizeof(float);
+  // The sampled rows for sigma_x (and their staging), and the result brought back.
+  const std::size_t rowSize = static_cast<std::size_t>(shape.cols) * (shape.slices + slices.perDevice);
+  need.host = (statisticsSamples(shape.rows).size() * rowSize + (inputOnHost ? shape.size() : 0)) * sizeof(float);
   return need;
 }
 
@@ -175,22 +179,15 @@ qggmrfDenoise(const DeviceVolume & input, const DenoiseParams & params)
   const int           n = group.size();
   const ReconShape    shape = input.shape();
   requireDenoiseMemory(group, shape, params, false);
-  const std::vector<float> host = input.download(); // the statistics below need host values
-  const ArrayView3         image(host, shape);
-  DeviceDenoiseResult      result;
-  const auto               log = detail::makeLog(params.logSink, result.logText);
+  DeviceDenoiseResult result;
+  const auto          log = detail::makeLog(params.logSink, result.logText);
 
-  // Regularisation from image statistics on about 20 planes along the first axis.
-  result.sigmaNoise =
-    params.sigmaNoise > 0.0f ? params.sigmaNoise : static_cast<float>(estimateImageNoise(image.data, image.shape));
-  const int          step = shape.rows / std::min(20, shape.rows);
-  std::vector<float> planes;
-  const std::size_t  planeSize = static_cast<std::size_t>(shape.cols) * shape.slices;
-  for (int i = 0; i < shape.rows; i += step)
-  {
-    planes.insert(planes.end(), image.data + i * planeSize, image.data + (i + 1) * planeSize);
-  }
-  const std::array<int, 3> sub{ static_cast<int>(planes.size() / planeSize), shape.cols, shape.slices };
+  // Regularisation from image statistics: the noise over the whole image, worked out on the devices, and
+  // sigma_x from about 20 planes along the first axis, brought back.
+  result.sigmaNoise = params.sigmaNoise > 0.0f ? params.sigmaNoise : static_cast<float>(estimateImageNoise(input));
+  const std::vector<int>   rows = statisticsSamples(shape.rows);
+  const std::vector<float> planes = input.downloadRows(rows);
+  const std::array<int, 3> sub{ static_cast<int>(rows.size()), shape.cols, shape.slices };
   result.sigmaX = static_cast<float>(0.2 * std::pow(2.0, params.sharpness) *
                                      localStandardDeviation(planes.data(), sub, result.sigmaNoise));
   if (!(result.sigmaNoise > 0.0f))
@@ -200,7 +197,7 @@ qggmrfDenoise(const DeviceVolume & input, const DenoiseParams & params)
   if (params.verbose >= 1)
   {
     std::ostringstream head;
-    head << "qGGMRF denoising on " << group.summary(ShardLayout(1, n), input.slices()) << ": image " << image.str()
+    head << "qGGMRF denoising on " << group.summary(ShardLayout(1, n), input.slices()) << ": image " << shape.str()
          << ", sigma_noise " << result.sigmaNoise << ", sigma_x " << result.sigmaX;
     log(head.str());
   }

@@ -187,23 +187,48 @@ std::vector<float>
 DeviceVolume::download() const
 {
   std::vector<float> host(m_Shape.size());
-  if (group().size() == 1)
+  copyRowsToHost(0, m_Shape.rows, host.data());
+  return host;
+}
+
+std::vector<float>
+DeviceVolume::downloadRows(const std::vector<int> & rows) const
+{
+  const std::size_t  rowSize = static_cast<std::size_t>(m_Shape.cols) * m_Shape.slices;
+  std::vector<float> host(rows.size() * rowSize);
+  for (std::size_t i = 0; i < rows.size(); ++i)
   {
-    group().device(0).copyToHost(shard(0), host.data(), host.size() * sizeof(float));
-    return host;
-  }
-  const int          per = m_Slices.perDevice;
-  std::vector<float> staging(m_Shape.numPixels() * per);
-  for (int d = 0; d < group().size(); ++d)
-  {
-    group().device(d).copyToHost(shard(d), staging.data(), staging.size() * sizeof(float));
-    const int first = m_Slices.first(d), valid = m_Slices.valid(d);
-    for (std::size_t p = 0; p < m_Shape.numPixels(); ++p)
+    if (rows[i] < 0 || rows[i] >= m_Shape.rows)
     {
-      std::copy_n(staging.begin() + p * per, valid, host.begin() + p * m_Shape.slices + first);
+      throw std::out_of_range("DeviceVolume::downloadRows: row " + std::to_string(rows[i]) + " of " +
+                              std::to_string(m_Shape.rows));
     }
+    copyRowsToHost(rows[i], 1, host.data() + i * rowSize);
   }
   return host;
+}
+
+void
+DeviceVolume::copyRowsToHost(int first, int count, float * host) const
+{
+  const std::size_t pixels = static_cast<std::size_t>(count) * m_Shape.cols;
+  const std::size_t offset = static_cast<std::size_t>(first) * m_Shape.cols * m_Slices.perDevice;
+  if (group().size() == 1)
+  {
+    group().device(0).copyToHost(shard(0) + offset, host, pixels * m_Shape.slices * sizeof(float));
+    return;
+  }
+  const int          per = m_Slices.perDevice;
+  std::vector<float> staging(pixels * per);
+  for (int d = 0; d < group().size(); ++d)
+  {
+    group().device(d).copyToHost(shard(d) + offset, staging.data(), staging.size() * sizeof(float));
+    const int firstSlice = m_Slices.first(d), valid = m_Slices.valid(d);
+    for (std::size_t p = 0; p < pixels; ++p)
+    {
+      std::copy_n(staging.begin() + p * per, valid, host + p * m_Shape.slices + firstSlice);
+    }
+  }
 }
 
 } // namespace mbir

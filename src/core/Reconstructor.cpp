@@ -343,7 +343,7 @@ Reconstructor::regularization(const DeviceSinogram & sinogram, const DeviceSinog
   {
     return regularization(ArrayView3(), ArrayView3());
   }
-  const std::vector<int>   views = regularizationViews(sinogram.shape().views);
+  const std::vector<int>   views = statisticsSamples(sinogram.shape().views);
   const std::vector<float> y = sinogram.downloadViews(views);
   const std::vector<float> w = weights ? weights->downloadViews(views) : std::vector<float>();
   return autoRegularizationFromViews(y, w, regularizationInputs(m_Projector.geometry(), m_Params));
@@ -652,7 +652,7 @@ Reconstructor::memoryNeed(const SolveCall & call, int numDevices) const
   if (call.inputsOnHost)
     need.host = r.size() * sizeof(float); // the result brought back
   else if (m_Params.autoRegularize)
-    need.host = regularizationViews(s.views).size() * s.rows * s.channels * sizeof(float) *
+    need.host = statisticsSamples(s.views).size() * s.rows * s.channels * sizeof(float) *
                 (call.weights ? 2 : 1); // the views the statistics read, brought back
   return need;
 }

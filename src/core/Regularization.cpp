@@ -1,8 +1,12 @@
 #include "mbir/Regularization.h"
 
+#include "mbir/DeviceData.h"
+#include "mbir/kernels/LocalDeviation.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 namespace mbir {
 namespace {
@@ -104,15 +108,15 @@ sinogramSupport(const std::vector<float> & values)
 }
 
 std::vector<int>
-regularizationViews(int views)
+statisticsSamples(int length)
 {
-  std::vector<int> list;
-  const int        step = views / std::min(20, views);
-  for (int v = 0; v < views; v += step)
+  std::vector<int> samples;
+  const int        step = length / std::min(20, length);
+  for (int i = 0; i < length; i += step)
   {
-    list.push_back(v);
+    samples.push_back(i);
   }
-  return list;
+  return samples;
 }
 
 RegularizationParams
@@ -121,7 +125,7 @@ autoRegularization(const float * sinogram, const float * weights, const Regulari
   const SinogramShape & s = in.sinogramShape;
   const std::size_t     viewSize = static_cast<std::size_t>(s.rows) * s.channels;
   std::vector<float>    ys, ws;
-  for (const int v : regularizationViews(s.views))
+  for (const int v : statisticsSamples(s.views))
   {
     ys.insert(ys.end(), sinogram + v * viewSize, sinogram + (v + 1) * viewSize);
     if (weights)
@@ -186,34 +190,18 @@ localStandardDeviation(const float * image, const std::array<int, 3> & shape, do
   }
   meanAbs /= double(n);
   const double threshold = std::min(0.05 * meanAbs + noiseFloor, top);
-  auto         at = [&](int i, int j, int k) {
-    // Index -1 wraps to the last element along that axis.
-    i = (i + d0) % d0;
-    j = (j + d1) % d1;
-    k = (k + d2) % d2;
-    return double(image[(static_cast<std::size_t>(i) * d1 + j) * d2 + k]);
-  };
-  double sum = 0.0, count = 0.0;
+  double       sum = 0.0, count = 0.0;
   for (int i = 0; i < d0; ++i)
   {
     for (int j = 0; j < d1; ++j)
     {
       for (int k = 0; k < d2; ++k)
       {
-        const double x = at(i, j, k);
-        if (x < threshold)
+        if (image[(static_cast<std::size_t>(i) * d1 + j) * d2 + k] >= threshold)
         {
-          continue;
+          sum += kernels::localDeviationAt(image, d0, d1, d2, d2, nullptr, i, j, k);
+          count += 1.0;
         }
-        const double v[4] = { x, at(i - 1, j, k), at(i, j - 1, k), at(i, j, k - 1) };
-        const double mean = 0.25 * (v[0] + v[1] + v[2] + v[3]);
-        double       var = 0.0;
-        for (const double u : v)
-        {
-          var += (u - mean) * (u - mean);
-        }
-        sum += std::sqrt(0.25 * var);
-        count += 1.0;
       }
     }
   }
@@ -224,6 +212,73 @@ double
 estimateImageNoise(const float * image, const std::array<int, 3> & shape)
 {
   return localStandardDeviation(image, shape, localStandardDeviation(image, shape, 0.0));
+}
+
+double
+localStandardDeviation(const DeviceVolume & image, double noiseFloor)
+{
+  const DeviceGroup & group = image.group();
+  const ReconShape &  shape = image.shape();
+  const ShardLayout & slices = image.slices();
+  const std::size_t   pixels = shape.numPixels();
+  double              absSum = 0.0;
+  for (int d = 0; d < group.size(); ++d)
+  {
+    absSum += group.device(d).sumAbs(image.shard(d), image.shardShape().size()); // the padding is zero
+  }
+  // min(floor, max) is the floor unless no voxel reaches it (count 0 below): only then is the max needed.
+  const double floor = 0.05 * absSum / double(shape.size()) + noiseFloor;
+
+  // Each shard's slice before its first (the volume's last before the first shard's), from its owner.
+  std::vector<int>                pixelList(pixels);
+  std::vector<DeviceArray<float>> previous(group.size());
+  std::iota(pixelList.begin(), pixelList.end(), 0);
+  if (group.size() > 1)
+  {
+    for (int d = 0; d < group.size(); ++d)
+    {
+      if (slices.valid(d) == 0)
+      {
+        continue;
+      }
+      const int              before = d > 0 ? slices.first(d) - 1 : shape.slices - 1;
+      const int              owner = before / slices.perDevice;
+      Backend &              source = group.device(owner);
+      const DeviceArray<int> onOwner = source.upload(pixelList.data(), pixels);
+      DeviceArray<float>     plane = source.allocate<float>(pixels);
+      source.gatherSlice(image.shard(owner),
+                         CylinderBatch{ onOwner.data(), int(pixels), slices.perDevice, slices.first(owner) },
+                         before - slices.first(owner),
+                         plane.data());
+      previous[d] = group.device(d).allocate<float>(pixels);
+      group.communicator().copy(owner, plane.data(), d, previous[d].data(), pixels);
+    }
+  }
+  double sum = 0.0, count = 0.0;
+  for (int d = 0; d < group.size(); ++d)
+  {
+    if (slices.valid(d) > 0)
+    {
+      const Backend::WeightedProducts sums = group.device(d).localDeviationSums(
+        image.shard(d), image.shardShape(), slices.valid(d), group.size() > 1 ? previous[d].data() : nullptr, floor);
+      sum += sums.ab;
+      count += sums.bb;
+    }
+  }
+  if (count == 0.0)
+  {
+    // Every voxel lies below the floor, so the threshold is the maximum: a rare image (constant, or
+    // negative), worked out on the host.
+    const std::vector<float> host = image.download();
+    return localStandardDeviation(host.data(), { shape.rows, shape.cols, shape.slices }, noiseFloor);
+  }
+  return sum / count;
+}
+
+double
+estimateImageNoise(const DeviceVolume & image)
+{
+  return localStandardDeviation(image, localStandardDeviation(image, 0.0));
 }
 
 } // namespace mbir

@@ -3,6 +3,7 @@
 
 #include "mbir/Backend.h"
 
+#include "mbir/kernels/LocalDeviation.h"
 #include "mbir/kernels/RampFilter.h"
 
 #include <cuda_runtime.h>
@@ -422,6 +423,27 @@ struct AbsTerms
   operator()(std::size_t i, double & a, double &) const
   {
     a += fabsf(x[i]);
+  }
+};
+
+// The denoiser's noise statistic: kernels::localDeviationAt over the voxels >= threshold, and their count.
+struct LocalDeviationTerms
+{
+  const float * volume;
+  int           rows, cols, stride, valid;
+  const float * previous;
+  double        threshold;
+  __device__ void
+  operator()(std::size_t i, double & sum, double & count) const
+  {
+    const std::size_t pixel = i / valid;
+    const int         k = static_cast<int>(i - pixel * valid);
+    if (volume[pixel * stride + k] >= threshold)
+    {
+      const int row = static_cast<int>(pixel / cols), col = static_cast<int>(pixel - std::size_t(row) * cols);
+      sum += kernels::localDeviationAt(volume, rows, cols, stride, valid, previous, row, col, k);
+      count += 1.0;
+    }
   }
 };
 
@@ -983,6 +1005,18 @@ public:
              const float *                 abovePlane) override
   {
     return reduce(QGGMRFCostTerms{ prior, volume, shape, shard, abovePlane }, shape.size(), "qggmrfCost").ab;
+  }
+  WeightedProducts
+  localDeviationSums(const float *      volume,
+                     const ReconShape & shape,
+                     int                validSlices,
+                     const float *      previousSlice,
+                     double             threshold) override
+  {
+    return reduce(
+      LocalDeviationTerms{ volume, shape.rows, shape.cols, shape.slices, validSlices, previousSlice, threshold },
+      shape.numPixels() * validSlices,
+      "localDeviationSums");
   }
   DirectionSums
   vcdDirection(float         dataScale,

@@ -222,6 +222,20 @@ TEST_F(GpuOperations, PriorAndDirectionMatchCpu)
     EXPECT_NEAR(costGpu, costCpu, 1e-5 * costCpu);
   }
 
+  // The denoiser's noise statistic, with the plane before the shard given and wrapping within it.
+  const std::vector<float> image = test::uniformRandom(shape.size(), 14, -0.2f, 1.0f);
+  for (const bool withPlane : { true, false })
+  {
+    auto run = [&](Backend & backend) {
+      const DeviceArray<float> x = up(backend, image), plane = up(backend, below);
+      return backend.localDeviationSums(x.data(), shape, 5, withPlane ? plane.data() : nullptr, 0.3);
+    };
+    const Backend::WeightedProducts onGpu = run(*gpu), onCpu = run(*cpu);
+    EXPECT_NEAR(onGpu.ab, onCpu.ab, 1e-12 * onCpu.ab) << (withPlane ? "with" : "without") << " the plane";
+    EXPECT_EQ(onGpu.bb, onCpu.bb);
+    EXPECT_GT(onCpu.bb, 0.0);
+  }
+
   const std::size_t        n = 5001;
   const std::vector<float> back = test::uniformRandom(n, 9, -1.0f, 1.0f);
   const std::vector<float> dataHessian = test::uniformRandom(n, 10, 0.5f, 2.0f);

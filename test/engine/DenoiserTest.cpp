@@ -4,6 +4,7 @@
 #include "mbir/Denoiser.h"
 #include "mbir/Metrics.h"
 #include "mbir/Phantom.h"
+#include "mbir/Regularization.h"
 
 #include <gtest/gtest.h>
 
@@ -85,4 +86,60 @@ TEST(Denoiser, RejectsBadInput)
   EXPECT_THROW(qggmrfDenoise(ArrayView3(image.data(), { 3, 3, 3 }), specParams(), makeCpuBackend()),
                std::invalid_argument);
   EXPECT_THROW(qggmrfDenoise(ArrayView3(), specParams(), makeCpuBackend()), std::invalid_argument);
+}
+
+// The noise statistic worked out on sharded devices equals the host's (spec/solver.md §5.4), wrapping
+// across shards included, for an ordinary image and for the rare ones whose threshold is their maximum.
+TEST(Denoiser, NoiseStatisticOnDevicesEqualsTheHosts)
+{
+  const std::array<int, 3> shape{ 9, 8, 13 }; // 13 slices: padding on most device counts
+  std::vector<float>       image = test::uniformRandom(std::size_t(9) * 8 * 13, 4, 0.0f, 1.0f);
+  for (std::size_t i = 0; i < image.size(); i += 5)
+    image[i] = 0.0f; // some voxels below the noise floor
+  const std::vector<float> constant(image.size(), 0.7f);
+  std::vector<float>       negative = image;
+  for (float & v : negative)
+    v = -v - 0.1f; // every voxel below 5 % of the mean magnitude
+  const std::vector<const std::vector<float> *> images{ &image, &constant, &negative };
+  for (const std::vector<float> * values : images)
+  {
+    const double expected = estimateImageNoise(values->data(), shape);
+    const double floor = localStandardDeviation(values->data(), shape, 0.0);
+    for (const int n : { 1, 2, 3, 5 })
+    {
+      SCOPED_TRACE(std::to_string(n) + " devices");
+      std::vector<std::shared_ptr<Backend>> devices;
+      for (int d = 0; d < n; ++d)
+        devices.push_back(makeCpuBackend());
+      const DeviceVolume volume = DeviceVolume::upload(std::make_shared<const DeviceGroup>(devices),
+                                                       ArrayView3(values->data(), { shape[0], shape[1], shape[2] }));
+      EXPECT_NEAR(localStandardDeviation(volume, 0.0), floor, 1e-12 * std::max(floor, 1.0));
+      EXPECT_NEAR(estimateImageNoise(volume), expected, 1e-12 * std::max(expected, 1.0));
+    }
+  }
+  EXPECT_GT(estimateImageNoise(image.data(), shape), 0.1); // not a degenerate case
+}
+
+// Denoising a volume on the devices brings back only the rows sigma_x samples: no whole-volume copy.
+TEST(Denoiser, DeviceVolumeStaysOnTheDevices)
+{
+  const ReconShape                      shape{ 45, 16, 11 };
+  const std::vector<float>              image = test::uniformRandom(shape.size(), 5);
+  std::vector<std::shared_ptr<Backend>> devices{ makeCpuBackend(), makeCpuBackend(), makeCpuBackend() };
+  const DeviceVolume                    volume =
+    DeviceVolume::upload(std::make_shared<const DeviceGroup>(devices), ArrayView3(image, shape));
+  auto downloaded = [&] {
+    std::size_t bytes = 0;
+    for (const auto & device : devices)
+      bytes += device->transfers().downloadedBytes;
+    return bytes;
+  };
+  DenoiseParams params = specParams();
+  params.sigmaNoise = 0.0f; // estimated, on the devices
+  params.maxIterations = 2;
+  const std::size_t before = downloaded();
+  qggmrfDenoise(volume, params);
+  // 23 rows (every second of 45) from each of 3 devices, each row 16 cylinders of 4 slices.
+  EXPECT_EQ(downloaded() - before, statisticsSamples(45).size() * 3 * 16 * 4 * sizeof(float));
+  EXPECT_EQ(statisticsSamples(45).size(), 23u);
 }

@@ -68,6 +68,31 @@ TEST(DeviceData, ChosenViewsComeBackFromEveryShard)
   EXPECT_THROW(sinogram.downloadViews({ 11 }), std::out_of_range);
 }
 
+TEST(DeviceData, ChosenRowsOfAVolumeComeBackWhole)
+{
+  const ReconShape         r{ 7, 5, 11 };
+  const std::vector<float> values = test::uniformRandom(r.size(), 3);
+  for (const int n : { 1, 3 })
+  {
+    std::vector<std::shared_ptr<Backend>> devices;
+    for (int d = 0; d < n; ++d)
+      devices.push_back(makeCpuBackend());
+    const DeviceVolume volume =
+      DeviceVolume::upload(std::make_shared<const DeviceGroup>(devices), ArrayView3(values, r));
+    EXPECT_EQ(volume.download(), values);
+    const std::vector<int>   rows{ 6, 0, 3 };
+    const std::vector<float> chosen = volume.downloadRows(rows);
+    const std::size_t        rowSize = std::size_t(r.cols) * r.slices;
+    for (std::size_t i = 0; i < rows.size(); ++i)
+    {
+      EXPECT_TRUE(std::equal(
+        chosen.begin() + i * rowSize, chosen.begin() + (i + 1) * rowSize, values.begin() + rows[i] * rowSize))
+        << "row " << rows[i] << " on " << n << " devices";
+    }
+    EXPECT_THROW(volume.downloadRows({ -1 }), std::out_of_range);
+  }
+}
+
 TEST(DeviceData, DevicePathEqualsHostPath)
 {
   const Reconstructor      reconstructor(smallCone(), makeCpuBackend(), quickParams());

@@ -217,7 +217,7 @@ TEST(MultiDevice, PreparedSinogramIsScatteredOnce)
   EXPECT_LT(uploaded() - afterUpload, sinogramBytes); // only pixel lists went up
   // Only the views the automatic regularisation samples (21 of 121) came back, once per recon.
   const std::size_t viewBytes = std::size_t(16) * 24 * sizeof(float);
-  EXPECT_EQ(downloaded() - downloadedBefore, 2 * regularizationViews(121).size() * viewBytes);
+  EXPECT_EQ(downloaded() - downloadedBefore, 2 * statisticsSamples(121).size() * viewBytes);
   EXPECT_EQ(first.recon.download(), second.recon.download());
   EXPECT_EQ(first.recon.group().size(), 3); // the result stays split over the devices
 }
