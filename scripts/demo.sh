@@ -45,6 +45,11 @@ mbir=$(tail -n 1 "$log")
 
 # One line for scripts (test/benchmarks/peers reads it), from the tools' summary lines.
 field() { sed -n "s/.*$1.*/\\1/p" <<<"$2"; }
-echo "RESULT direct_nrmse=$(field 'NRMSE \([0-9.]*\)' "$direct") mbir_nrmse=$(field 'NRMSE \([0-9.]*\)' "$mbir")" \
-     "direct_seconds=$(field ' \([0-9.]*\) s, NRMSE' "$direct") mbir_seconds=$(field ' \([0-9.]*\) s, NRMSE' "$mbir")"
+result="RESULT direct_nrmse=$(field 'NRMSE \([0-9.]*\)' "$direct") mbir_nrmse=$(field 'NRMSE \([0-9.]*\)' "$mbir")"
+result+=" direct_seconds=$(field ' \([0-9.]*\) s on ' "$direct") mbir_seconds=$(field ' \([0-9.]*\) s on ' "$mbir")"
+echo "$result"
+if [[ "$result" == *"= "* || "$result" == *"=" ]]; then
+  echo "demo.sh: a value is missing from the RESULT line: the tools' summary lines changed format" >&2
+  exit 1
+fi
 echo "Wrote $out/{geometry.json,phantom.nrrd,sinogram.nrrd,direct.nrrd,recon.nrrd,demo.png}"
