@@ -52,7 +52,7 @@ double
 estimateImageNoise(const float * image, const std::array<int, 3> & shape);
 
 // The same of a volume on its devices: sums on each device, and only scalars and one plane per device move
-// (the volume comes back to the host only when no voxel reaches the noise floor: a constant image).
+// (the volume comes back to the host only when no voxel reaches the noise floor, e.g. a negative image).
 double
 localStandardDeviation(const DeviceVolume & image, double noiseFloor);
 double

@@ -18,6 +18,21 @@ hostAddressable(const Backend & device)
   return device.kind() == Backend::Kind::Cpu;
 }
 
+// The first device that is not a GPU, or nullptr; `gpus` collects the CUDA device indices of the others.
+const Backend *
+firstNonGpu(const std::vector<Backend *> & devices, std::set<int> & gpus)
+{
+  for (const Backend * device : devices)
+  {
+    if (device->kind() != Backend::Kind::Gpu)
+    {
+      return device;
+    }
+    gpus.insert(device->memoryPool());
+  }
+  return nullptr;
+}
+
 } // namespace
 
 #if MBIR_USE_CUDA
@@ -47,13 +62,9 @@ std::unique_ptr<Communicator>
 makeCommunicator(std::vector<Backend *> devices)
 {
   std::set<int> gpus;
-  for (const Backend * device : devices)
+  if (firstNonGpu(devices, gpus))
   {
-    if (device->kind() != Backend::Kind::Gpu)
-    {
-      return std::make_unique<HostCommunicator>(std::move(devices));
-    }
-    gpus.insert(device->memoryPool());
+    return std::make_unique<HostCommunicator>(std::move(devices));
   }
   const bool distinct = gpus.size() == devices.size();
   return makeCommunicator(std::move(devices),
@@ -69,14 +80,10 @@ makeCommunicator(std::vector<Backend *> devices, CommunicatorKind kind)
     return std::make_unique<HostCommunicator>(std::move(devices));
   }
   std::set<int> gpus;
-  for (const Backend * device : devices)
+  if (const Backend * other = firstNonGpu(devices, gpus))
   {
-    if (device->kind() != Backend::Kind::Gpu)
-    {
-      throw std::invalid_argument(std::string("the ") + communicatorName(kind) + " communicator joins GPUs only, not " +
-                                  device->description());
-    }
-    gpus.insert(device->memoryPool());
+    throw std::invalid_argument(std::string("the ") + communicatorName(kind) + " communicator joins GPUs only, not " +
+                                other->description());
   }
   if (kind == CommunicatorKind::Nccl && gpus.size() != devices.size())
   {

@@ -334,7 +334,6 @@ Reconstructor::regularization(ArrayView3 sinogram, ArrayView3 weights) const
   return autoRegularization(sinogram.data, weights.data, regularizationInputs(m_Projector.geometry(), m_Params));
 }
 
-
 // The statistics need host values: only the views they read come back from the devices.
 RegularizationParams
 Reconstructor::regularization(const DeviceSinogram & sinogram, const DeviceSinogram * weights) const

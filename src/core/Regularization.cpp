@@ -214,34 +214,40 @@ estimateImageNoise(const float * image, const std::array<int, 3> & shape)
   return localStandardDeviation(image, shape, localStandardDeviation(image, shape, 0.0));
 }
 
-double
-localStandardDeviation(const DeviceVolume & image, double noiseFloor)
-{
-  const DeviceGroup & group = image.group();
-  const ReconShape &  shape = image.shape();
-  const ShardLayout & slices = image.slices();
-  const std::size_t   pixels = shape.numPixels();
-  double              absSum = 0.0;
-  for (int d = 0; d < group.size(); ++d)
-  {
-    absSum += group.device(d).sumAbs(image.shard(d), image.shardShape().size()); // the padding is zero
-  }
-  // min(floor, max) is the floor unless no voxel reaches it (count 0 below): only then is the max needed.
-  const double floor = 0.05 * absSum / double(shape.size()) + noiseFloor;
+namespace {
 
-  // Each shard's slice before its first (the volume's last before the first shard's), from its owner.
-  std::vector<int>                pixelList(pixels);
-  std::vector<DeviceArray<float>> previous(group.size());
-  std::iota(pixelList.begin(), pixelList.end(), 0);
-  if (group.size() > 1)
+// The noise statistic of a volume on its devices. What both passes of estimateImageNoise share is worked
+// out once: the mean magnitude, and each shard's slice before its first (the volume's last before the first
+// shard's), brought from its owner.
+class DeviceLocalDeviation
+{
+public:
+  explicit DeviceLocalDeviation(const DeviceVolume & image)
+    : m_Image(image)
   {
+    const DeviceGroup & group = image.group();
+    const ShardLayout & slices = image.slices();
+    const std::size_t   pixels = image.shape().numPixels();
+    double              absSum = 0.0;
+    for (int d = 0; d < group.size(); ++d)
+    {
+      absSum += group.device(d).sumAbs(image.shard(d), image.shardShape().size()); // the padding is zero
+    }
+    m_MeanAbs = absSum / double(image.shape().size());
+    if (group.size() == 1)
+    {
+      return; // the kernel wraps within the one shard
+    }
+    std::vector<int> pixelList(pixels);
+    std::iota(pixelList.begin(), pixelList.end(), 0);
+    m_Previous.resize(group.size());
     for (int d = 0; d < group.size(); ++d)
     {
       if (slices.valid(d) == 0)
       {
         continue;
       }
-      const int              before = d > 0 ? slices.first(d) - 1 : shape.slices - 1;
+      const int              before = d > 0 ? slices.first(d) - 1 : image.shape().slices - 1;
       const int              owner = before / slices.perDevice;
       Backend &              source = group.device(owner);
       const DeviceArray<int> onOwner = source.upload(pixelList.data(), pixels);
@@ -250,35 +256,63 @@ localStandardDeviation(const DeviceVolume & image, double noiseFloor)
                          CylinderBatch{ onOwner.data(), int(pixels), slices.perDevice, slices.first(owner) },
                          before - slices.first(owner),
                          plane.data());
-      previous[d] = group.device(d).allocate<float>(pixels);
-      group.communicator().copy(owner, plane.data(), d, previous[d].data(), pixels);
+      m_Previous[d] = group.device(d).allocate<float>(pixels);
+      group.communicator().copy(owner, plane.data(), d, m_Previous[d].data(), pixels);
     }
   }
-  double sum = 0.0, count = 0.0;
-  for (int d = 0; d < group.size(); ++d)
+
+  double
+  at(double noiseFloor) const
   {
-    if (slices.valid(d) > 0)
+    const DeviceGroup & group = m_Image.group();
+    const ShardLayout & slices = m_Image.slices();
+    // min(floor, max) is the floor unless no voxel reaches it (count 0 below): only then is the max needed.
+    const double floor = 0.05 * m_MeanAbs + noiseFloor;
+    double       sum = 0.0, count = 0.0;
+    for (int d = 0; d < group.size(); ++d)
     {
-      const Backend::WeightedProducts sums = group.device(d).localDeviationSums(
-        image.shard(d), image.shardShape(), slices.valid(d), group.size() > 1 ? previous[d].data() : nullptr, floor);
-      sum += sums.ab;
-      count += sums.bb;
+      if (slices.valid(d) > 0)
+      {
+        const Backend::WeightedProducts sums =
+          group.device(d).localDeviationSums(m_Image.shard(d),
+                                             m_Image.shardShape(),
+                                             slices.valid(d),
+                                             m_Previous.empty() ? nullptr : m_Previous[d].data(),
+                                             floor);
+        sum += sums.ab;
+        count += sums.bb;
+      }
     }
+    if (count == 0.0)
+    {
+      // Every voxel lies below the floor (e.g. a negative image), so the threshold is the maximum: a rare
+      // image, worked out on the host.
+      const ReconShape &       shape = m_Image.shape();
+      const std::vector<float> host = m_Image.download();
+      return localStandardDeviation(host.data(), { shape.rows, shape.cols, shape.slices }, noiseFloor);
+    }
+    return sum / count;
   }
-  if (count == 0.0)
-  {
-    // Every voxel lies below the floor, so the threshold is the maximum: a rare image (constant, or
-    // negative), worked out on the host.
-    const std::vector<float> host = image.download();
-    return localStandardDeviation(host.data(), { shape.rows, shape.cols, shape.slices }, noiseFloor);
-  }
-  return sum / count;
+
+private:
+  const DeviceVolume &            m_Image;
+  double                          m_MeanAbs = 0.0;
+  std::vector<DeviceArray<float>> m_Previous; // per device; empty on one device
+};
+
+} // namespace
+
+double
+localStandardDeviation(const DeviceVolume & image, double noiseFloor)
+{
+  return DeviceLocalDeviation(image).at(noiseFloor);
 }
 
 double
 estimateImageNoise(const DeviceVolume & image)
 {
-  return localStandardDeviation(image, localStandardDeviation(image, 0.0));
+  const DeviceLocalDeviation statistic(image);
+  return statistic.at(statistic.at(0.0));
 }
 
 } // namespace mbir

@@ -3,7 +3,6 @@
 #include "mbir/Backend.h"
 #include "mbir/Config.h"
 #include "CpuBackend.h"
-#include "mbir/kernels/LocalDeviation.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -410,26 +409,7 @@ public:
                                        const float *      previousSlice,
                                        double             threshold) override
   {
-    const int stride = shape.slices;
-    double    sum = 0.0, count = 0.0;
-#pragma omp parallel for collapse(2) reduction(+ : sum, count) schedule(static) num_threads(m_Threads)
-    for (int row = 0; row < shape.rows; ++row)
-    {
-                        for (int col = 0; col < shape.cols; ++col)
-                        {
-                          const float * self = volume + (static_cast<std::size_t>(row) * shape.cols + col) * stride;
-                          for (int k = 0; k < validSlices; ++k)
-                          {
-                            if (self[k] >= threshold)
-                            {
-                              sum += kernels::localDeviationAt(
-              volume, shape.rows, shape.cols, stride, validSlices, previousSlice, row, col, k);
-                              count += 1.0;
-          }
-        }
-      }
-    }
-    return WeightedProducts{ sum, count };
+    return cpu::localDeviationSums(volume, shape, validSlices, previousSlice, threshold, m_Threads);
   }
 
   DirectionSums

@@ -32,4 +32,13 @@ qggmrfCost(const kernels::QGGMRFParams & prior,
            const float *                 abovePlane,
            int                           threads);
 
+// Backend::localDeviationSums: the denoiser's noise statistic on a slice shard.
+Backend::WeightedProducts
+localDeviationSums(const float *      volume,
+                   const ReconShape & shape,
+                   int                validSlices,
+                   const float *      previousSlice,
+                   double             threshold,
+                   int                threads);
+
 } // namespace mbir::cpu

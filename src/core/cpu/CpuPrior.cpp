@@ -1,6 +1,8 @@
-// qGGMRF prior on the CPU: the shared per-voxel kernel looped over cylinders and slices.
+// qGGMRF prior on the CPU, and the denoiser's noise statistic: the shared per-voxel kernels looped over
+// cylinders and slices.
 
 #include "CpuBackend.h"
+#include "mbir/kernels/LocalDeviation.h"
 
 #include <cstddef>
 
@@ -86,6 +88,36 @@ qggmrfCost(const kernels::QGGMRFParams & prior,
     }
   }
   return cost;
+}
+
+Backend::WeightedProducts
+localDeviationSums(const float *      volume,
+                   const ReconShape & shape,
+                   int                validSlices,
+                   const float *      previousSlice,
+                   double             threshold,
+                   int                threads)
+{
+  const int stride = shape.slices;
+  double    sum = 0.0, count = 0.0;
+#pragma omp parallel for collapse(2) reduction(+ : sum, count) schedule(static) num_threads(threads)
+  for (int row = 0; row < shape.rows; ++row)
+  {
+    for (int col = 0; col < shape.cols; ++col)
+    {
+      const float * self = volume + (static_cast<std::size_t>(row) * shape.cols + col) * stride;
+      for (int k = 0; k < validSlices; ++k)
+      {
+        if (self[k] >= threshold)
+        {
+          sum +=
+            kernels::localDeviationAt(volume, shape.rows, shape.cols, stride, validSlices, previousSlice, row, col, k);
+          count += 1.0;
+        }
+      }
+    }
+  }
+  return Backend::WeightedProducts{ sum, count };
 }
 
 } // namespace mbir::cpu
