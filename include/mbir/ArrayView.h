@@ -1,5 +1,7 @@
 #pragma once
-// A read-only view of a caller's 3-D array with its shape, so that shapes can be checked at the API.
+// A read-only view of a caller's 3-D array with its shape, so that shapes can be checked at the API, and
+// where it lives: host memory, or a CUDA device's memory (a CuPy or PyTorch array), which the GPUs of a
+// group read in place through unified addressing.
 
 #include "mbir/Shapes.h"
 
@@ -10,8 +12,16 @@ namespace mbir {
 
 struct ArrayView3
 {
+  enum class Memory
+  {
+    Host,
+    Cuda
+  };
+
   const float *      data = nullptr;
   std::array<int, 3> shape{ 0, 0, 0 };
+  Memory             memory = Memory::Host;
+  int                cudaDevice = -1; // the CUDA device that holds the data when memory == Cuda
 
   ArrayView3() = default;
   ArrayView3(const float * values, std::array<int, 3> dims)
@@ -31,10 +41,25 @@ struct ArrayView3
     checkSize(values.size());
   }
 
+  // A view of an array in the memory of CUDA device `device`.
+  static ArrayView3
+  onCuda(const float * values, std::array<int, 3> dims, int device)
+  {
+    ArrayView3 view(values, dims);
+    view.memory = Memory::Cuda;
+    view.cudaDevice = device;
+    return view;
+  }
+
   bool
   empty() const
   {
     return data == nullptr;
+  }
+  bool
+  onHost() const
+  {
+    return memory == Memory::Host;
   }
   std::size_t
   size() const

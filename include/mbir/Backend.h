@@ -131,6 +131,20 @@ public:
     countDownload(bytes);
     readDevice(device, host, bytes);
   }
+  // `rows` rows of `rowBytes` bytes from `source` (rows `sourcePitch` bytes apart) into device memory
+  // (rows `devicePitch` bytes apart): one shard's slices of every cylinder of a volume. The source is host
+  // memory, or on a GPU backend any CUDA device's memory. Counted as an upload.
+  void
+  copyRowsToDevice(const void * source,
+                   std::size_t  sourcePitch,
+                   void *       device,
+                   std::size_t  devicePitch,
+                   std::size_t  rowBytes,
+                   std::size_t  rows)
+  {
+    countUpload(rowBytes * rows);
+    writeDeviceRows(source, sourcePitch, device, devicePitch, rowBytes, rows);
+  }
   virtual void
   fillZero(void * device, std::size_t bytes) = 0;
   // Waits until the device has done the work given to it so far. Results never need it (the device keeps
@@ -337,6 +351,13 @@ protected:
   writeSinogram(const float * host, const SinogramShape & shape, float * device) = 0;
   virtual void
   readSinogram(const float * device, const SinogramShape & shape, float * host) = 0;
+  virtual void
+  writeDeviceRows(const void * source,
+                  std::size_t  sourcePitch,
+                  void *       device,
+                  std::size_t  devicePitch,
+                  std::size_t  rowBytes,
+                  std::size_t  rows) = 0;
 
   void
   recordAllocation(std::size_t bytes);

@@ -18,6 +18,9 @@ directReconInto(const Projector & projector, const DeviceSinogram & sinogram, De
 // Zero outside the ROR.
 DeviceVolume
 directRecon(const Projector & projector, const DeviceSinogram & sinogram);
+// A sinogram (views, rows, channels) on the host, or in a GPU's memory when the projector's devices are GPUs.
+std::vector<float>
+directRecon(const Projector & projector, ArrayView3 sinogram);
 std::vector<float>
 directRecon(const Projector & projector, const std::vector<float> & sinogram);
 

@@ -147,6 +147,15 @@ public:
   RegularizationParams
   regularization(ArrayView3 sinogram, ArrayView3 weights = {}) const;
 
+  // The projector pair and the direct recon on host arrays, or on arrays in a GPU's memory when the devices
+  // are GPUs; std::invalid_argument names a wrong shape or a non-finite value.
+  std::vector<float>
+  forwardProject(ArrayView3 recon) const;
+  std::vector<float>
+  backProject(ArrayView3 sinogram) const;
+  std::vector<float>
+  directRecon(ArrayView3 sinogram) const;
+  // The same on vectors of the geometry's sizes.
   std::vector<float>
   forwardProject(const std::vector<float> & recon) const;
   std::vector<float>

@@ -20,6 +20,46 @@ requireGroup(const std::shared_ptr<const DeviceGroup> & group, const char * what
   }
 }
 
+// Host values are checked before they are sent; values in a GPU's memory are read there in place, which
+// only GPUs can do, and checked after they arrive (see requireFiniteShards).
+void
+checkSource(const ArrayView3 & values, const DeviceGroup & group, const char * what, const char * const axes[3])
+{
+  if (values.onHost())
+  {
+    if (const std::string bad = firstNonFinite(values, axes); !bad.empty())
+    {
+      throw std::invalid_argument(std::string("the ") + what + " contains " + bad +
+                                  (std::string(what) == "sinogram" ? "; replace or mask bad detector values" : ""));
+    }
+    return;
+  }
+  for (int d = 0; d < group.size(); ++d)
+  {
+    if (group.device(d).kind() != Backend::Kind::Gpu)
+    {
+      throw std::invalid_argument(std::string("the ") + what + " is in the memory of GPU " +
+                                  std::to_string(values.cudaDevice) + ", but device " + std::to_string(d) + " (" +
+                                  group.device(d).description() +
+                                  ") is not a GPU; copy it to the host first or compute on the GPUs");
+    }
+  }
+}
+
+// A sum of magnitudes is finite exactly when every value is (it is accumulated in double).
+void
+requireFiniteShards(const DeviceGroup & group, const std::vector<DeviceArray<float>> & shards, const char * what)
+{
+  for (int d = 0; d < group.size(); ++d)
+  {
+    if (!std::isfinite(group.device(d).sumAbs(shards[d].data(), shards[d].size())))
+    {
+      throw std::invalid_argument(std::string("the ") + what + " contains NaN or Inf (found on " +
+                                  group.device(d).description() + ")");
+    }
+  }
+}
+
 } // namespace
 
 std::shared_ptr<const DeviceGroup>
@@ -69,10 +109,8 @@ DeviceSinogram::upload(std::shared_ptr<const DeviceGroup> group, ArrayView3 host
   {
     throw std::invalid_argument("DeviceSinogram::upload: no sinogram given");
   }
-  if (const std::string bad = firstNonFinite(host, kSinogramAxes); !bad.empty())
-  {
-    throw std::invalid_argument("the sinogram contains " + bad + "; replace or mask bad detector values");
-  }
+  requireGroup(group, "DeviceSinogram::upload");
+  checkSource(host, *group, "sinogram", kSinogramAxes);
   DeviceSinogram    sinogram(std::move(group), SinogramShape{ host.shape[0], host.shape[1], host.shape[2] });
   const std::size_t viewSize = static_cast<std::size_t>(host.shape[1]) * host.shape[2];
   for (int d = 0; d < sinogram.group().size(); ++d)
@@ -84,6 +122,10 @@ DeviceSinogram::upload(std::shared_ptr<const DeviceGroup> group, ArrayView3 host
                                                 SinogramShape{ valid, host.shape[1], host.shape[2] },
                                                 sinogram.shard(d));
     }
+  }
+  if (!host.onHost())
+  {
+    requireFiniteShards(sinogram.group(), sinogram.m_Shards, "sinogram");
   }
   return sinogram;
 }
@@ -151,28 +193,28 @@ DeviceVolume::upload(std::shared_ptr<const DeviceGroup> group, ArrayView3 host)
   {
     throw std::invalid_argument("DeviceVolume::upload: no volume given");
   }
-  if (const std::string bad = firstNonFinite(host, kVolumeAxes); !bad.empty())
-  {
-    throw std::invalid_argument("the volume contains " + bad);
-  }
+  requireGroup(group, "DeviceVolume::upload");
+  checkSource(host, *group, "volume", kVolumeAxes);
   DeviceVolume       volume(std::move(group), ReconShape{ host.shape[0], host.shape[1], host.shape[2] });
   const ReconShape & r = volume.m_Shape;
   const int          per = volume.m_Slices.perDevice;
-  if (volume.group().size() == 1)
-  {
-    volume.group().device(0).copyToDevice(host.data, volume.shard(0), host.size() * sizeof(float));
-    return volume;
-  }
-  std::vector<float> staging(r.numPixels() * per); // one shard, its padding zero
+  // Each device takes its slices of every cylinder; its padding slices stay zero from the allocation.
   for (int d = 0; d < volume.group().size(); ++d)
   {
-    const int first = volume.m_Slices.first(d), valid = volume.m_Slices.valid(d);
-    for (std::size_t p = 0; p < r.numPixels(); ++p)
+    const int valid = volume.m_Slices.valid(d);
+    if (valid > 0)
     {
-      std::copy_n(host.data + p * r.slices + first, valid, staging.begin() + p * per);
-      std::fill(staging.begin() + p * per + valid, staging.begin() + (p + 1) * per, 0.0f);
+      volume.group().device(d).copyRowsToDevice(host.data + volume.m_Slices.first(d),
+                                                r.slices * sizeof(float),
+                                                volume.shard(d),
+                                                per * sizeof(float),
+                                                valid * sizeof(float),
+                                                r.numPixels());
     }
-    volume.group().device(d).copyToDevice(staging.data(), volume.shard(d), staging.size() * sizeof(float));
+  }
+  if (!host.onHost())
+  {
+    requireFiniteShards(volume.group(), volume.m_Shards, "volume");
   }
   return volume;
 }

@@ -252,10 +252,20 @@ directRecon(const Projector & projector, const DeviceSinogram & sinogram)
 }
 
 std::vector<float>
+directRecon(const Projector & projector, ArrayView3 sinogram)
+{
+  const SinogramShape & s = projector.sinogramShape();
+  if (sinogram.shape != std::array<int, 3>{ s.views, s.rows, s.channels })
+  {
+    throw std::invalid_argument("the sinogram has shape " + sinogram.str() + " but the geometry needs " + s.str());
+  }
+  return directRecon(projector, DeviceSinogram::upload(projector.groupPointer(), sinogram)).download();
+}
+
+std::vector<float>
 directRecon(const Projector & projector, const std::vector<float> & sinogram)
 {
-  const ArrayView3 checked(sinogram, projector.sinogramShape());
-  return directRecon(projector, DeviceSinogram::upload(projector.groupPointer(), checked)).download();
+  return directRecon(projector, ArrayView3(sinogram, projector.sinogramShape()));
 }
 
 } // namespace mbir

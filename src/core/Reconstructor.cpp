@@ -237,6 +237,22 @@ Reconstructor::checkInputs(ArrayView3           sinogram,
     throw std::invalid_argument("no sinogram given");
   }
   requireShape(sinogram, { s.views, s.rows, s.channels }, "the sinogram");
+  // Arrays in a GPU's memory are checked where they arrive, on the devices (DeviceSinogram::upload); the
+  // sign of weights there is the caller's to check.
+  if (!sinogram.onHost() || !weights.onHost() || !init.volume.onHost() || !proxInput.onHost())
+  {
+    requireShape(weights.empty() ? sinogram : weights, { s.views, s.rows, s.channels }, "the weights");
+    if (init.kind == InitialImage::Kind::Volume && !init.deviceVolume)
+    {
+      requireShape(init.volume, { r.rows, r.cols, r.slices }, "the initial volume");
+    }
+    if (!proxInput.empty())
+    {
+      requireShape(proxInput, { r.rows, r.cols, r.slices }, "the proximal-map input");
+    }
+    checkParams();
+    return;
+  }
   if (const std::string bad = firstNonFinite(sinogram, kSinogramAxes); !bad.empty())
   {
     throw std::invalid_argument("the sinogram contains " + bad + "; replace or mask bad detector values");
@@ -357,17 +373,19 @@ Reconstructor::solveFromHost(ArrayView3   sinogram,
 {
   checkInputs(sinogram, weights, init, proxInput);
   requireMemoryFor(SolveCall{ true, !weights.empty(), !proxInput.empty(), init.kind });
-  RegularizationParams reg = regularization(sinogram, weights);
-  if (sigmaProx > 0.0f)
-  {
-    reg.sigmaProx = sigmaProx;
-  }
   const std::shared_ptr<const DeviceGroup> & devices = m_Projector.groupPointer();
   const DeviceSinogram                       y = DeviceSinogram::upload(devices, sinogram);
   DeviceSinogram                             w;
   if (!weights.empty())
   {
     w = DeviceSinogram::upload(devices, weights);
+  }
+  // Host arrays are read where they are; arrays from a GPU's memory only through the views sampled back.
+  RegularizationParams reg = sinogram.onHost() && weights.onHost() ? regularization(sinogram, weights)
+                                                                   : regularization(y, w.empty() ? nullptr : &w);
+  if (sigmaProx > 0.0f)
+  {
+    reg.sigmaProx = sigmaProx;
   }
   DeviceVolume initVolume, prox;
   if (init.kind == InitialImage::Kind::Volume && !init.deviceVolume)
@@ -680,21 +698,43 @@ Reconstructor::weightSum(const DeviceSinogram & weights) const
 }
 
 std::vector<float>
+Reconstructor::forwardProject(ArrayView3 recon) const
+{
+  const ReconShape & r = m_Projector.reconShape();
+  requireShape(recon, { r.rows, r.cols, r.slices }, "the volume to project");
+  return m_Projector.forwardProject(DeviceVolume::upload(m_Projector.groupPointer(), recon)).download();
+}
+
+std::vector<float>
+Reconstructor::backProject(ArrayView3 sinogram) const
+{
+  const SinogramShape & s = m_Projector.sinogramShape();
+  requireShape(sinogram, { s.views, s.rows, s.channels }, "the sinogram to back-project");
+  return m_Projector.backProject(DeviceSinogram::upload(m_Projector.groupPointer(), sinogram)).download();
+}
+
+std::vector<float>
+Reconstructor::directRecon(ArrayView3 sinogram) const
+{
+  return mbir::directRecon(m_Projector, sinogram);
+}
+
+std::vector<float>
 Reconstructor::forwardProject(const std::vector<float> & recon) const
 {
-  return m_Projector.forwardProject(ArrayView3(recon, m_Projector.reconShape()).data);
+  return forwardProject(ArrayView3(recon, m_Projector.reconShape()));
 }
 
 std::vector<float>
 Reconstructor::backProject(const std::vector<float> & sinogram) const
 {
-  return m_Projector.backProject(ArrayView3(sinogram, m_Projector.sinogramShape()).data);
+  return backProject(ArrayView3(sinogram, m_Projector.sinogramShape()));
 }
 
 std::vector<float>
 Reconstructor::directRecon(const std::vector<float> & sinogram) const
 {
-  return mbir::directRecon(m_Projector, sinogram);
+  return directRecon(ArrayView3(sinogram, m_Projector.sinogramShape()));
 }
 
 } // namespace mbir

@@ -815,13 +815,29 @@ public:
   writeDevice(const void * host, void * device, std::size_t bytes) override
   {
     select();
-    check(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice), "copyToDevice");
+    // Default: the source may also be another array on a GPU (a CuPy or PyTorch tensor), read in place.
+    check(cudaMemcpy(device, host, bytes, cudaMemcpyDefault), "copyToDevice");
+  }
+  void
+  writeDeviceRows(const void * source,
+                  std::size_t  sourcePitch,
+                  void *       device,
+                  std::size_t  devicePitch,
+                  std::size_t  rowBytes,
+                  std::size_t  rows) override
+  {
+    select();
+    if (rows > 0 && rowBytes > 0)
+    {
+      check(cudaMemcpy2D(device, devicePitch, source, sourcePitch, rowBytes, rows, cudaMemcpyDefault),
+            "copyRowsToDevice");
+    }
   }
   void
   readDevice(const void * device, void * host, std::size_t bytes) override
   {
     select();
-    check(cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost), "copyToHost");
+    check(cudaMemcpy(host, device, bytes, cudaMemcpyDefault), "copyToHost");
   }
   void
   fillZero(void * device, std::size_t bytes) override

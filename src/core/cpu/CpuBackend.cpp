@@ -183,6 +183,22 @@ public:
     }
   }
   void
+  writeDeviceRows(const void * source,
+                  std::size_t  sourcePitch,
+                  void *       device,
+                  std::size_t  devicePitch,
+                  std::size_t  rowBytes,
+                  std::size_t  rows) override
+  {
+    const auto * from = static_cast<const char *>(source);
+    auto *       to = static_cast<char *>(device);
+#pragma omp parallel for schedule(static) if (rows * rowBytes > (std::size_t(1) << 20))
+    for (std::ptrdiff_t r = 0; r < static_cast<std::ptrdiff_t>(rows); ++r)
+    {
+      std::memcpy(to + r * devicePitch, from + r * sourcePitch, rowBytes);
+    }
+  }
+  void
   fillZero(void * device, std::size_t bytes) override
   {
     if (bytes)
