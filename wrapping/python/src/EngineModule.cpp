@@ -519,7 +519,15 @@ NB_MODULE(_engine, m)
         return shardArray(v, d, self);
       },
       "shard"_a,
-      "The real slices of one shard in place (NumPy-compatible on a CPU device, DLPack CUDA on a GPU).")
+      "A DLPack capsule of the real slices of one shard, in place (CPU memory, or CUDA on a GPU).")
+    .def(
+      "shard_dlpack_device",
+      [](const DeviceVolume & v, int d) {
+        const Backend & device = v.group().device(d);
+        return device.kind() == Backend::Kind::Gpu ? std::make_pair(int(nb::device::cuda::value), device.memoryPool())
+                                                   : std::make_pair(int(nb::device::cpu::value), 0);
+      },
+      "shard"_a)
     .def("download", [](const DeviceVolume & v) {
       std::vector<float> host;
       {
