@@ -50,6 +50,10 @@ struct ConeBeamGeometry : DetectorAndGrid
 
   std::vector<kernels::ConeBeamView>
   viewTable() const;
+
+  // Its parameters as the registry, the JSON files and the bindings see them (GeometryDescription.h).
+  static const GeometryDescription<ConeBeamGeometry> &
+  description();
 };
 
 } // namespace mbir

@@ -11,6 +11,10 @@
 
 namespace mbir {
 
+// Each geometry struct describes its parameters with a static description() (GeometryDescription.h).
+template<typename G>
+struct GeometryDescription;
+
 struct DetectorAndGrid
 {
   SinogramShape sinogramShape;           // (views, rows, channels)

@@ -45,7 +45,7 @@ magnificationOf(const Geometry & geometry)
   return std::visit([](const auto & g) { return g.magnification(); }, geometry);
 }
 
-// "parallel", "cone", "translation" or "multi_axis_parallel": the names of the geometry JSON.
+// The "geometry" value of the JSON files, geometryTypeOf(geometry).name (GeometryRegistry.h).
 const char *
 geometryTypeName(const Geometry & geometry);
 

@@ -41,6 +41,10 @@ struct MultiAxisParallelGeometry : DetectorAndGrid
 
   std::vector<kernels::MultiAxisParallelView>
   viewTable() const;
+
+  // Its parameters as the registry, the JSON files and the bindings see them (GeometryDescription.h).
+  static const GeometryDescription<MultiAxisParallelGeometry> &
+  description();
 };
 
 } // namespace mbir

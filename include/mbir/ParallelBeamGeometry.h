@@ -38,6 +38,10 @@ struct ParallelBeamGeometry : DetectorAndGrid
 
   std::vector<kernels::ParallelBeamView>
   viewTable() const;
+
+  // Its parameters as the registry, the JSON files and the bindings see them (GeometryDescription.h).
+  static const GeometryDescription<ParallelBeamGeometry> &
+  description();
 };
 
 } // namespace mbir

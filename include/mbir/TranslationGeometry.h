@@ -48,6 +48,10 @@ struct TranslationGeometry : DetectorAndGrid
 
   std::vector<kernels::TranslationView>
   viewTable() const;
+
+  // Its parameters as the registry, the JSON files and the bindings see them (GeometryDescription.h).
+  static const GeometryDescription<TranslationGeometry> &
+  description();
 };
 
 } // namespace mbir

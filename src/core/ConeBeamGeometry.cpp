@@ -1,5 +1,7 @@
 #include "mbir/ConeBeamGeometry.h"
 
+#include "mbir/GeometryDescription.h"
+
 #include "GeometryChecks.h"
 
 #include <algorithm>
@@ -127,6 +129,50 @@ ConeBeamGeometry::viewTable() const
     table.push_back(kernels::makeConeBeamView(angles[v], helicalZShifts.empty() ? 0.0f : helicalZShifts[v]));
   }
   return table;
+}
+
+const GeometryDescription<ConeBeamGeometry> &
+ConeBeamGeometry::description()
+{
+  using G = ConeBeamGeometry;
+  static const GeometryDescription<G> d = [] {
+    GeometryDescription<G> d{ "cone",
+                              "ConeBeamGeometry",
+                              "A point source circling the slice axis z at source_iso_dist, a flat or curved "
+                              "detector at source_detector_dist from the source, and optional per-view helical "
+                              "shifts of the scanner along z.",
+                              detectorAndGridFields<G>() };
+    d.fields.push_back(geometryField<G>(&G::sourceDetectorDist,
+                                        "source_detector_dist",
+                                        Required | Positive | InfinityAllowed,
+                                        "ALU",
+                                        "",
+                                        "source to detector; \"infinity\" gives parallel rays (cone vertical model)"));
+    d.fields.push_back(geometryField<G>(
+      &G::sourceIsoDist, "source_iso_dist", Required | Positive, "ALU", "", "source to the rotation axis"));
+    d.fields.push_back(geometryField<G>(&G::curvedDetector,
+                                        "curved_detector",
+                                        NoFlags,
+                                        "",
+                                        "false",
+                                        "true: a cylinder of radius source_detector_dist centred on the source"));
+    d.fields.push_back(geometryField<G>(&G::reconSliceOffset,
+                                        "recon_slice_offset",
+                                        AfterGridField,
+                                        "ALU",
+                                        "auto (centre of the helical travel; 0 with a given grid)",
+                                        "z of the centre of the slice range; + toward larger rows"));
+    d.fields.push_back(geometryField<G>(
+      &G::angles, "angles", Required, "rad", "", "view angle per view; the scanner turns clockwise seen from +z"));
+    d.fields.push_back(geometryField<G>(&G::helicalZShifts,
+                                        "helical_z_shifts",
+                                        EmptyAllowed,
+                                        "ALU",
+                                        "[] (circular scan)",
+                                        "height of the scanner along +z per view; [] for a circular scan"));
+    return d;
+  }();
+  return d;
 }
 
 } // namespace mbir

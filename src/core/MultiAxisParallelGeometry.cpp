@@ -1,5 +1,7 @@
 #include "mbir/MultiAxisParallelGeometry.h"
 
+#include "mbir/GeometryDescription.h"
+
 #include "GeometryChecks.h"
 
 #include <algorithm>
@@ -77,6 +79,32 @@ MultiAxisParallelGeometry::viewTable() const
     table.push_back(kernels::makeMultiAxisParallelView(angles[v], elevations[v]));
   }
   return table;
+}
+
+const GeometryDescription<MultiAxisParallelGeometry> &
+MultiAxisParallelGeometry::description()
+{
+  using G = MultiAxisParallelGeometry;
+  static const GeometryDescription<G> d = [] {
+    GeometryDescription<G> d{ "multi_axis_parallel",
+                              "MultiAxisParallelGeometry",
+                              "Parallel rays with a per-view azimuth (rotation about the slice axis z) and "
+                              "elevation (tilt of the rays out of the slice plane); laminography is a constant "
+                              "elevation.",
+                              detectorAndGridFields<G>() };
+    d.fields.push_back(geometryField<G>(&G::reconSliceOffset,
+                                        "recon_slice_offset",
+                                        AfterGridField,
+                                        "ALU",
+                                        "0",
+                                        "z of the centre of the slice range; + toward larger rows"));
+    d.fields.push_back(geometryField<G>(
+      &G::angles, "angles", Required, "rad", "", "azimuth per view; the scanner turns clockwise seen from +z"));
+    d.fields.push_back(geometryField<G>(
+      &G::elevations, "elevations", Required, "rad", "", "elevation per view, |e| < pi/2; + tilts the rays toward +z"));
+    return d;
+  }();
+  return d;
 }
 
 } // namespace mbir

@@ -1,5 +1,7 @@
 #include "mbir/ParallelBeamGeometry.h"
 
+#include "mbir/GeometryDescription.h"
+
 #include "GeometryChecks.h"
 
 #include <cmath>
@@ -83,6 +85,23 @@ ParallelBeamGeometry::viewTable() const
     table.push_back(kernels::makeParallelBeamView(angle));
   }
   return table;
+}
+
+const GeometryDescription<ParallelBeamGeometry> &
+ParallelBeamGeometry::description()
+{
+  using G = ParallelBeamGeometry;
+  static const GeometryDescription<G> d = [] {
+    GeometryDescription<G> d{ "parallel",
+                              "ParallelBeamGeometry",
+                              "Parallel rays turning about the slice axis z; slice k is detector row k, so "
+                              "voxel_slice_aspect is 1 and det_row_offset 0.",
+                              detectorAndGridFields<G>() };
+    d.fields.push_back(geometryField<G>(
+      &G::angles, "angles", Required, "rad", "", "view angle per view; the scanner turns clockwise seen from +z"));
+    return d;
+  }();
+  return d;
 }
 
 } // namespace mbir

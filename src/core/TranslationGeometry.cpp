@@ -1,5 +1,7 @@
 #include "mbir/TranslationGeometry.h"
 
+#include "mbir/GeometryDescription.h"
+
 #include "GeometryChecks.h"
 
 #include <algorithm>
@@ -125,6 +127,36 @@ TranslationGeometry::viewTable() const
     table.push_back(kernels::TranslationView{ t[0], t[1], t[2] });
   }
   return table;
+}
+
+const GeometryDescription<TranslationGeometry> &
+TranslationGeometry::description()
+{
+  using G = TranslationGeometry;
+  static const GeometryDescription<G> d = [] {
+    GeometryDescription<G> d{ "translation",
+                              "TranslationGeometry",
+                              "A fixed cone-beam source and flat detector; instead of rotating, the object is "
+                              "shifted by a translation vector per view. Recon rows (y) run along the rays.",
+                              detectorAndGridFields<G>("none") };
+    d.fields.push_back(geometryField<G>(&G::sourceDetectorDist,
+                                        "source_detector_dist",
+                                        Required | Positive,
+                                        "ALU",
+                                        "",
+                                        "source to the flat detector, finite"));
+    d.fields.push_back(geometryField<G>(
+      &G::sourceIsoDist, "source_iso_dist", Required | Positive, "ALU", "", "source to the centre of the recon grid"));
+    d.fields.push_back(geometryField<G>(&G::translations,
+                                        "translation_vectors",
+                                        Required,
+                                        "ALU",
+                                        "",
+                                        "[tx, ty, tz] per view: + moves the object to smaller channels, away from "
+                                        "the source, to smaller rows"));
+    return d;
+  }();
+  return d;
 }
 
 } // namespace mbir
