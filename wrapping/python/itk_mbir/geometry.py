@@ -75,9 +75,10 @@ class Geometry:
 
     type_name: str = ""
     _parameters: dict[str, dict] = {}
+    _positional: tuple[str, ...] = ()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        required = [p for p in self._parameters.values() if p["required"]]
+        required = [self._parameters[name] for name in self._positional]
         if len(args) > len(required):
             raise TypeError(f"{type(self).__name__} takes at most {len(required)} positional arguments "
                             f"({', '.join(p['name'] for p in required)}), got {len(args)}")
@@ -212,16 +213,23 @@ class Geometry:
         return isinstance(other, Geometry) and self.to_json() == other.to_json()
 
 
+def _positional_order(parameters: list) -> tuple:
+    """The required parameters in MBIRJAX's constructor order: the sinogram shape, the per-view arrays, the rest."""
+    required = [p for p in parameters if p["required"]]
+    rank = {"integer3": 0, "number_per_view": 1, "vector3_per_view": 1}
+    return tuple(p["name"] for p in sorted(required, key=lambda p: rank.get(p["kind"], 2)))
+
+
 def _make_class(description: dict) -> type:
     parameters = {p["name"]: p for p in description["parameters"]}
+    positional = _positional_order(description["parameters"])
     lines = [description["doc"], "", "Parameters (lengths in ALU, e.g. mm; angles in radians):"]
     for p in description["parameters"]:
         unit = f" [{p['unit']}]" if p["unit"] else ""
         default = "required" if p["required"] else f"default {p['default']}"
         lines.append(f"    {p['name']}{unit} ({default}): {p['doc']}")
     signature = inspect.Signature(
-        [inspect.Parameter(p["name"], inspect.Parameter.POSITIONAL_OR_KEYWORD)
-         for p in description["parameters"] if p["required"]] +
+        [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for name in positional] +
         [inspect.Parameter(p["name"], inspect.Parameter.KEYWORD_ONLY, default=None)
          for p in description["parameters"] if not p["required"]])
     cls = type(description["class_name"], (Geometry,), {
@@ -229,6 +237,7 @@ def _make_class(description: dict) -> type:
         "__module__": __name__,
         "type_name": description["name"],
         "_parameters": parameters,
+        "_positional": positional,
     })
     cls.__init__ = _with_signature(Geometry.__init__, signature, cls.__doc__)
     return cls

@@ -9,10 +9,7 @@
 #include "mbir/Denoiser.h"
 #include "mbir/Devices.h"
 #include "mbir/GeometryJson.h"
-#if __has_include("mbir/GeometryRegistry.h")
-#  include "mbir/GeometryRegistry.h"
-#  define MBIR_HAS_REGISTRY 1
-#endif
+#include "mbir/GeometryRegistry.h"
 #include "mbir/Metrics.h"
 #include "mbir/Phantom.h"
 #include "mbir/Reconstructor.h"
@@ -459,7 +456,6 @@ NB_MODULE(_engine, m)
          })
     .def("default_params", [](const Geometry & g) { return reconParamsDict(defaultReconParams(g)); });
 
-#ifdef MBIR_HAS_REGISTRY
   m.def("geometry_types", []() {
     nb::list types;
     const char * const kinds[] = { "integer3", "number", "boolean", "number_per_view", "vector3_per_view", "ror_mask" };
@@ -486,7 +482,6 @@ NB_MODULE(_engine, m)
     }
     return types;
   });
-#endif
 
   // ---- Data kept on the devices
   nb::class_<DeviceSinogram>(m, "DeviceSinogram", "A sinogram split by view over the devices of one run.")
