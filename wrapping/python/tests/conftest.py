@@ -1,0 +1,36 @@
+"""Shared fixtures: a small noisy parallel-beam scan of the phantom, and where the C++ tools are."""
+
+import os
+import pathlib
+
+import numpy as np
+import pytest
+
+import itk_mbir
+
+REPO = pathlib.Path(__file__).resolve().parents[3]
+
+
+def nrmse(x, reference):
+    return float(np.linalg.norm(np.asarray(x) - reference) / np.linalg.norm(reference))
+
+
+@pytest.fixture(scope="session")
+def parallel_scan():
+    """(model, phantom, sinogram): 48 views over a half turn, 12 rows, 48 channels, 30 dB noise."""
+    angles = np.linspace(0, np.pi, 48, endpoint=False)
+    model = itk_mbir.ParallelBeamModel((48, 12, 48), angles)
+    phantom = itk_mbir.generate_3d_shepp_logan_low_dynamic_range(model.geometry.recon_shape)
+    clean = model.forward_project(phantom)
+    noise = np.random.default_rng(0).standard_normal(clean.shape).astype(np.float32)
+    sinogram = clean + noise * (np.linalg.norm(clean) / np.sqrt(clean.size) * 10 ** (-30 / 20))
+    return model, phantom, sinogram.astype(np.float32)
+
+
+@pytest.fixture(scope="session")
+def tools_dir():
+    """build/bin with the C++ command-line tools (scripts/test.sh builds them); the test skips without them."""
+    path = pathlib.Path(os.environ.get("MBIR_TOOLS_DIR", REPO / "build" / "bin"))
+    if not (path / "mbir-recon").exists():
+        pytest.skip(f"the C++ tools are not built in {path} (set MBIR_TOOLS_DIR or run scripts/test.sh)")
+    return path
