@@ -3,7 +3,7 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ ccache libinsighttoolkit5-dev libgtest-dev libbenchmark-dev
-          libfftw3-dev nlohmann-json3-dev python3-numpy)
+          libfftw3-dev nlohmann-json3-dev python3-numpy python3-dev python3-venv)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

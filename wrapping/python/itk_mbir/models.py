@@ -137,7 +137,8 @@ class TomographyModel:
 
     # ---- reconstruction
     def recon(self, sinogram: Any, weights: Any = None, init_recon: Any = None, max_iterations: Optional[int] = None,
-              stop_threshold_change_pct: Optional[float] = None, output: str = "numpy", progress: Any = None):
+              stop_threshold_change_pct: Optional[float] = None, output: str = "numpy", progress: Any = None,
+              print_logs: Optional[bool] = None):
         """MBIR of a sinogram (views, rows, channels): returns (recon, log).
 
         weights: None (all 1) or an array of the sinogram's shape, >= 0 (gen_weights makes the usual ones).
@@ -145,24 +146,28 @@ class TomographyModel:
         output: "numpy" (a NumPy array) or "device" (a DeviceArray left on the devices, split by slice).
         progress: True for a progress bar, or a callable taking the fraction done (False from it stops).
         Ctrl-C stops at the next subset with KeyboardInterrupt and no partial result.
+        print_logs: True prints a line per iteration, False none (default: as the verbose parameter says).
         log: per-iteration lines, the regularisation used (sigma_y, sigma_x) and the device summary.
         """
         return self._solve(sinogram, weights, init_recon, None, 0.0, max_iterations, stop_threshold_change_pct,
-                           output, progress, "MBIR")
+                           output, progress, "MBIR", print_logs)
 
     def prox_map(self, prox_input: Any, sinogram: Any, weights: Any = None, init_recon: Any = None,
                  sigma_prox: Optional[float] = None, max_iterations: Optional[int] = None,
-                 stop_threshold_change_pct: Optional[float] = None, output: str = "numpy", progress: Any = None):
+                 stop_threshold_change_pct: Optional[float] = None, output: str = "numpy", progress: Any = None,
+                 print_logs: Optional[bool] = None):
         """The proximal map of prox_input (rows, cols, slices) for Plug-and-Play: the prior is
         ||x - prox_input||^2 / (2 sigma_prox^2); returns (recon, log) as recon does."""
         return self._solve(sinogram, weights, init_recon, prox_input, float(sigma_prox or 0.0), max_iterations,
-                           stop_threshold_change_pct, output, progress, "proximal map")
+                           stop_threshold_change_pct, output, progress, "proximal map", print_logs)
 
     def _solve(self, sinogram, weights, init_recon, prox_input, sigma_prox, max_iterations, stop_threshold,
-               output, progress, what):
+               output, progress, what, print_logs):
         _check_output(output)
         overrides = {k: v for k, v in (("max_iterations", max_iterations),
                                        ("stop_threshold_change_pct", stop_threshold)) if v is not None}
+        if print_logs is not None:
+            overrides["verbose"] = max(1, int(self.get_params("verbose"))) if print_logs else 0
         saved = dict(self._recon_params)
         self._recon_params.update(overrides)
         try:
