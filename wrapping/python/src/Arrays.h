@@ -61,8 +61,8 @@ viewOf(const AnyArray & array, const char * what)
 inline NumpyArray
 toNumpy(std::vector<float> && values, const std::array<int, 3> & shape)
 {
-  auto *      owned = new std::vector<float>(std::move(values));
-  nb::capsule owner(owned, [](void * p) noexcept { delete static_cast<std::vector<float> *>(p); });
+  auto *            owned = new std::vector<float>(std::move(values));
+  nb::capsule       owner(owned, [](void * p) noexcept { delete static_cast<std::vector<float> *>(p); });
   const std::size_t dims[3] = { static_cast<std::size_t>(shape[0]),
                                 static_cast<std::size_t>(shape[1]),
                                 static_cast<std::size_t>(shape[2]) };

@@ -63,9 +63,9 @@ take(const nb::dict & values, const char * key, T fallback, std::set<std::string
   }
   catch (const nb::cast_error &)
   {
-    throw nb::type_error(("parameter '" + std::string(key) + "' has the wrong type (" +
-                          nb::type_name(values[key].type()).c_str() + ")")
-                           .c_str());
+    throw nb::type_error(
+      ("parameter '" + std::string(key) + "' has the wrong type (" + nb::type_name(values[key].type()).c_str() + ")")
+        .c_str());
   }
 }
 
@@ -415,9 +415,10 @@ NB_MODULE(_engine, m)
     .def("transfers", &transfersDict, "host/device transfers made through this device so far")
     .def("__repr__", [](const Backend & b) { return "<itk_mbir.Device " + b.description() + ">"; });
 
-  m.def("available_devices",
-        [](const std::string & useGpu) { return availableDevices(parseUseGpu(useGpu)); },
-        "use_gpu"_a = "automatic");
+  m.def(
+    "available_devices",
+    [](const std::string & useGpu) { return availableDevices(parseUseGpu(useGpu)); },
+    "use_gpu"_a = "automatic");
   m.def("cpu_device_count", &cpuDeviceCount);
   m.def("gpu_count", &cudaDeviceCount);
   m.def("gpu_unavailable_reason", &cudaUnavailableReason);
@@ -437,8 +438,7 @@ NB_MODULE(_engine, m)
     .def("fallback_note", &DeviceSelection::fallbackNote)
     .def("__eq__", [](const DeviceSelection & a, const DeviceSelection & b) { return a == b; });
 
-  m.def("device_summary",
-        [](const std::vector<BackendPointer> & devices) { return DeviceGroup(devices).summary(); });
+  m.def("device_summary", [](const std::vector<BackendPointer> & devices) { return DeviceGroup(devices).summary(); });
 
   // ---- Geometry
   nb::class_<Geometry>(m, "Geometry", "An engine geometry; made from and written to its JSON text.")
@@ -457,7 +457,7 @@ NB_MODULE(_engine, m)
     .def("default_params", [](const Geometry & g) { return reconParamsDict(defaultReconParams(g)); });
 
   m.def("geometry_types", []() {
-    nb::list types;
+    nb::list           types;
     const char * const kinds[] = { "integer3", "number", "boolean", "number_per_view", "vector3_per_view", "ror_mask" };
     for (const GeometryType & type : geometryTypes())
     {
@@ -556,8 +556,8 @@ NB_MODULE(_engine, m)
         const SinogramShape & s = r.projector().sinogramShape();
         if (view.shape != dims(s))
         {
-          throw nb::value_error((std::string(what) + " has shape " + view.str() + " but the geometry needs " + s.str())
-                                  .c_str());
+          throw nb::value_error(
+            (std::string(what) + " has shape " + view.str() + " but the geometry needs " + s.str()).c_str());
         }
         nb::gil_scoped_release release;
         return DeviceSinogram::upload(r.projector().groupPointer(), view);
@@ -571,8 +571,8 @@ NB_MODULE(_engine, m)
         const ReconShape & s = r.projector().reconShape();
         if (view.shape != dims(s))
         {
-          throw nb::value_error((std::string(what) + " has shape " + view.str() + " but the geometry needs " + s.str())
-                                  .c_str());
+          throw nb::value_error(
+            (std::string(what) + " has shape " + view.str() + " but the geometry needs " + s.str()).c_str());
         }
         nb::gil_scoped_release release;
         return DeviceVolume::upload(r.projector().groupPointer(), view);
@@ -581,17 +581,17 @@ NB_MODULE(_engine, m)
       "what"_a = "volume")
     .def(
       "recon",
-      [](Reconstructor &               r,
-         const DeviceSinogram &        sinogram,
-         const DeviceSinogram *        weights,
-         const nb::object &            init,
-         const DeviceVolume *          proxInput,
-         float                         sigmaProx,
-         nb::object                    progress,
-         nb::object                    log) {
-        std::optional<ArrayView3> initView;
-        const DeviceVolume *      initDevice = nullptr;
-        InitialImage              start = initialImage(init, initView, initDevice);
+      [](Reconstructor &        r,
+         const DeviceSinogram & sinogram,
+         const DeviceSinogram * weights,
+         const nb::object &     init,
+         const DeviceVolume *   proxInput,
+         float                  sigmaProx,
+         nb::object             progress,
+         nb::object             log) {
+        std::optional<ArrayView3>   initView;
+        const DeviceVolume *        initDevice = nullptr;
+        InitialImage                start = initialImage(init, initView, initDevice);
         std::optional<DeviceVolume> uploadedInit;
         if (initView)
         {
@@ -611,7 +611,7 @@ NB_MODULE(_engine, m)
           return proxInput ? r.proxMap(*proxInput, sinogram, weights, start, sigmaProx)
                            : r.recon(sinogram, weights, start);
         });
-        nb::dict report = reportDict(result);
+        nb::dict          report = reportDict(result);
         return std::make_pair(std::move(result.recon), report);
       },
       "sinogram"_a,
@@ -626,6 +626,11 @@ NB_MODULE(_engine, m)
       [](const Reconstructor & r, const AnyArray & sinogram, std::optional<AnyArray> weights) {
         const ArrayView3 s = viewOf(sinogram, "sinogram");
         const ArrayView3 w = weights ? viewOf(*weights, "weights") : ArrayView3{};
+        if (!s.onHost() || !w.onHost())
+        {
+          throw nb::value_error("regularization reads host arrays; a recon of GPU arrays reports its sigma_y, "
+                                "sigma_x and sigma_prox in its log");
+        }
         const RegularizationParams reg = r.regularization(s, w);
         return std::make_tuple(reg.sigmaY, reg.sigmaX, reg.sigmaProx);
       },
@@ -667,21 +672,25 @@ NB_MODULE(_engine, m)
         return toNumpy(std::move(out), dims(r.projector().reconShape()));
       },
       "sinogram"_a)
-    .def("memory_need", [](const Reconstructor & r, bool weights, int numDevices) {
-      SolveCall call;
-      call.weights = weights;
-      const MemoryNeed need = r.memoryNeed(call, numDevices);
-      return std::make_pair(need.perDevice, need.host);
-    }, "weights"_a = false, "num_devices"_a = 0);
+    .def(
+      "memory_need",
+      [](const Reconstructor & r, bool weights, int numDevices) {
+        SolveCall call;
+        call.weights = weights;
+        const MemoryNeed need = r.memoryNeed(call, numDevices);
+        return std::make_pair(need.perDevice, need.host);
+      },
+      "weights"_a = false,
+      "num_devices"_a = 0);
 
   // ---- Denoising
   m.def(
     "denoise",
-    [](const AnyArray & image,
-       const nb::dict & params,
+    [](const AnyArray &        image,
+       const nb::dict &        params,
        const DeviceSelection & selection,
-       nb::object progress,
-       nb::object log) {
+       nb::object              progress,
+       nb::object              log) {
       const ArrayView3 view = viewOf(image, "image");
       DenoiseParams    p = denoiseParams(params);
       CallHooks        hooks(std::move(progress), std::move(log));
@@ -690,7 +699,7 @@ NB_MODULE(_engine, m)
         const auto group = std::make_shared<const DeviceGroup>(selection.resolve(0, view.shape[2]));
         return qggmrfDenoise(DeviceVolume::upload(group, view), p);
       });
-      nb::dict report = reportDict(result);
+      nb::dict            report = reportDict(result);
       return std::make_pair(std::move(result.image), report);
     },
     "image"_a,
