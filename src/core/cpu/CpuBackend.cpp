@@ -192,10 +192,10 @@ public:
   {
     const auto * from = static_cast<const char *>(source);
     auto *       to = static_cast<char *>(device);
-#pragma omp                   parallel for schedule(static) if (rows * rowBytes > (std::size_t(1) << 20))
+#pragma omp parallel for schedule(static) num_threads(m_Threads)
     for (std::ptrdiff_t r = 0; r < static_cast<std::ptrdiff_t>(rows); ++r)
     {
-                        std::memcpy(to + r * devicePitch, from + r * sourcePitch, rowBytes);
+      std::memcpy(to + r * devicePitch, from + r * sourcePitch, rowBytes);
     }
   }
   void
@@ -203,7 +203,7 @@ public:
   {
     if (bytes)
     {
-                        std::memset(device, 0, bytes);
+      std::memset(device, 0, bytes);
     }
   }
 
@@ -220,22 +220,22 @@ public:
 
   void
   forwardProject(const DeviceModel &   model,
-                                   const CylinderBatch & cylinders,
-                                   const float *         values,
-                                   const ViewRange &     views,
-                                   float *               sinogram) override
+                 const CylinderBatch & cylinders,
+                 const float *         values,
+                 const ViewRange &     views,
+                 float *               sinogram) override
   {
     std::visit([&](const auto & m) { forward(m, cylinders, values, views, sinogram); }, model);
   }
 
   void
   backProject(const DeviceModel &   model,
-                                const CylinderBatch & cylinders,
-                                const float *         sinogram,
-                                const float *         weights,
-                                const ViewRange &     views,
-                                int                   power,
-                                float *               values) override
+              const CylinderBatch & cylinders,
+              const float *         sinogram,
+              const float *         weights,
+              const ViewRange &     views,
+              int                   power,
+              float *               values) override
   {
     std::visit(
       [&](const auto & m) {
@@ -253,9 +253,9 @@ public:
 
   void
   rampFilter(const float *                      in,
-                               const SinogramShape &              shape,
-                               const std::vector<RampDirection> & directions,
-                               float *                            out) override
+             const SinogramShape &              shape,
+             const std::vector<RampDirection> & directions,
+             float *                            out) override
   {
     cpu::rampFilter(in, shape, directions, out, m_Threads);
   }
