@@ -511,6 +511,8 @@ NB_MODULE(_engine, m)
         {
           throw nb::index_error(("shard " + std::to_string(d) + " of " + std::to_string(v.group().size())).c_str());
         }
+        v.group().device(d).synchronize(); // the consumer may read on any stream: the values must be final
+
         return shardArray(v, d, self);
       },
       "shard"_a,
