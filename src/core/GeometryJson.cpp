@@ -701,6 +701,30 @@ geometryFromJson(const std::string & text)
   fail("unknown geometry " + describe(kind) + "; expected " + expected);
 }
 
+Geometry
+withParameters(const Geometry & geometry, const std::vector<std::pair<std::string, std::string>> & values)
+{
+  const std::string text = geometryToJson(geometry);
+  Json              doc = parse(text);
+  for (const auto & [name, value] : values)
+  {
+    const GeometryType & type = geometryTypeOf(geometry);
+    if (!type.find(name))
+    {
+      fail("unknown field \"" + name + "\" for a " + type.name + " geometry");
+    }
+    try
+    {
+      doc[name] = parse(value);
+    }
+    catch (const std::invalid_argument & e)
+    {
+      throw std::invalid_argument(std::string(e.what()) + " in the value of \"" + name + "\"");
+    }
+  }
+  return geometryFromJson(doc.dump());
+}
+
 void
 writeGeometryFile(const Geometry & geometry, const std::string & path)
 {
