@@ -4,6 +4,8 @@
 #include "itkMBIRMultiAxisParallelGeometry.h"
 #include "itkMBIRParallelBeamGeometry.h"
 #include "itkMBIRTranslationGeometry.h"
+#include "mbir/GeometryJson.h"
+#include "mbir/GeometryRegistry.h"
 #include "mbirToolSupport.h"
 
 #include <algorithm>
@@ -17,25 +19,67 @@ using mbirtool::UsageError;
 
 struct Options
 {
-  std::string         output;
-  std::string         type = "parallel";
-  int                 views = 128, rows = 64, channels = 128;
-  double              pitch = 1.0, channelPitch = 0.0, rowPitch = 0.0;
-  double              channelOffset = 0.0, rowOffset = 0.0;
-  double              angleStart = 0.0, angleRange = 0.0; // 0: a half turn, a full turn for cone beam
-  std::vector<double> angles;
-  double              sourceIso = 0.0, sourceDetector = 0.0; // 0: the defaults, which depend on the detector
-  bool                curved = false;
-  double              helicalPitch = 0.0;
-  std::vector<double> helicalShifts;
-  double              elevation = 0.0;
-  std::vector<double> elevations;
-  std::vector<double> raster{ 8, 8 }, rasterStep;
-  std::vector<double> volumeSize, volumeSpacing;
-  double              sliceOffset = 0.0;
-  bool                sliceOffsetGiven = false;
-  std::string         ror;
+  std::string              output;
+  std::string              type = "parallel";
+  int                      views = 128, rows = 64, channels = 128;
+  double                   pitch = 1.0, channelPitch = 0.0, rowPitch = 0.0;
+  double                   channelOffset = 0.0, rowOffset = 0.0;
+  double                   angleStart = 0.0, angleRange = 0.0; // 0: a half turn, a full turn for cone beam
+  std::vector<double>      angles;
+  double                   sourceIso = 0.0, sourceDetector = 0.0; // 0: the defaults, which depend on the detector
+  bool                     curved = false;
+  double                   helicalPitch = 0.0;
+  std::vector<double>      helicalShifts;
+  double                   elevation = 0.0;
+  std::vector<double>      elevations;
+  std::vector<double>      raster{ 8, 8 }, rasterStep;
+  std::vector<double>      volumeSize, volumeSpacing;
+  double                   sliceOffset = 0.0;
+  bool                     sliceOffsetGiven = false;
+  std::string              ror;
+  std::vector<std::string> sets; // --set NAME=VALUE, applied last
 };
+
+// The tool's name of each registered geometry type: the JSON name with dashes, multi-axis for short.
+std::string
+toolTypeName(const mbir::GeometryType & type)
+{
+  if (type.name == "multi_axis_parallel")
+  {
+    return "multi-axis";
+  }
+  std::string name = type.name;
+  std::replace(name.begin(), name.end(), '_', '-');
+  return name;
+}
+
+const mbir::GeometryType *
+typeOfTool(const std::string & toolName)
+{
+  for (const mbir::GeometryType & type : mbir::geometryTypes())
+  {
+    std::string dashed = type.name;
+    std::replace(dashed.begin(), dashed.end(), '_', '-');
+    if (toolName == toolTypeName(type) || toolName == type.name || toolName == dashed)
+    {
+      return &type;
+    }
+  }
+  return nullptr;
+}
+
+// "parallel, cone, translation or multi-axis", with `separator` between the names.
+std::string
+toolTypeNames(const std::string & separator, const std::string & last)
+{
+  const std::vector<mbir::GeometryType> & types = mbir::geometryTypes();
+  std::string                             names;
+  for (std::size_t i = 0; i < types.size(); ++i)
+  {
+    names += (i == 0 ? "" : i + 1 == types.size() ? last : separator) + toolTypeName(types[i]);
+  }
+  return names;
+}
 
 // A comma-separated list of `count` numbers (or 1 when `one` is allowed) for a vector option.
 std::function<void(const std::string &)>
@@ -51,6 +95,29 @@ listOf(const std::string & option, std::vector<double> & target, std::size_t cou
   };
 }
 
+// Every parameter name of the registry, each once, for --set's help.
+std::string
+parameterNames()
+{
+  std::vector<std::string> names;
+  for (const mbir::GeometryType & type : mbir::geometryTypes())
+  {
+    for (const mbir::GeometryParameter & parameter : type.parameters)
+    {
+      if (std::find(names.begin(), names.end(), parameter.name) == names.end())
+      {
+        names.push_back(parameter.name);
+      }
+    }
+  }
+  std::string text;
+  for (const std::string & name : names)
+  {
+    text += (text.empty() ? "" : ", ") + name;
+  }
+  return text;
+}
+
 Options
 parse(mbirtool::CommandLine & cl, int argc, char ** argv)
 {
@@ -62,11 +129,12 @@ parse(mbirtool::CommandLine & cl, int argc, char ** argv)
             "the object moves on a raster) or multi-axis (parallel rays with an elevation, e.g. laminography)",
             o.type,
             [&o](const std::string & v) {
-              if (v != "parallel" && v != "cone" && v != "translation" && v != "multi-axis")
+              const mbir::GeometryType * type = typeOfTool(v);
+              if (!type)
               {
-                throw UsageError("--type must be parallel, cone, translation or multi-axis, got '" + v + "'");
+                throw UsageError("--type must be " + toolTypeNames(", ", " or ") + ", got '" + v + "'");
               }
-              o.type = v;
+              o.type = toolTypeName(*type);
             });
   cl.integer("--views", "N", "number of views, evenly spaced over the angular range", o.views, 1, 1 << 20);
   cl.integer("--rows", "N", "detector rows", o.rows, 1, 1 << 20);
@@ -176,29 +244,39 @@ parse(mbirtool::CommandLine & cl, int argc, char ** argv)
               }
               o.ror = v;
             });
+  cl.repeated("--set",
+              "NAME=VALUE",
+              "any parameter of the geometry file by its JSON name, the value as JSON, applied last (the grid is "
+              "kept unless given): e.g. curved_detector=true, recon_slice_offset=2.5, 'ror_mask=\"none\"'. "
+              "Names: " +
+                parameterNames(),
+              o.sets);
   cl.parse(argc, argv);
 
-  // Options of one geometry type only are refused for the others rather than ignored.
-  const std::map<std::string, std::vector<std::string>> onlyFor = {
-    { "--views", { "parallel", "cone", "multi-axis" } },
-    { "--angle-start", { "parallel", "cone", "multi-axis" } },
-    { "--angle-range", { "parallel", "cone", "multi-axis" } },
-    { "--angles", { "parallel", "cone", "multi-axis" } },
-    { "--row-offset", { "cone", "translation", "multi-axis" } },
-    { "--source-iso", { "cone", "translation" } },
-    { "--source-detector", { "cone", "translation" } },
-    { "--curved", { "cone" } },
-    { "--helical-pitch", { "cone" } },
-    { "--helical-shifts", { "cone" } },
-    { "--elevation", { "multi-axis" } },
-    { "--elevations", { "multi-axis" } },
-    { "--raster", { "translation" } },
-    { "--raster-step", { "translation" } },
-    { "--slice-offset", { "cone", "multi-axis" } },
+  // Options that set a parameter some geometry types lack are refused for those rather than ignored.
+  const mbir::GeometryType &               type = *typeOfTool(o.type);
+  const std::map<std::string, std::string> parameterOf = {
+    { "--views", "angles" },
+    { "--angle-start", "angles" },
+    { "--angle-range", "angles" },
+    { "--angles", "angles" },
+    { "--row-offset", "det_row_offset" },
+    { "--source-iso", "source_iso_dist" },
+    { "--source-detector", "source_detector_dist" },
+    { "--curved", "curved_detector" },
+    { "--helical-pitch", "helical_z_shifts" },
+    { "--helical-shifts", "helical_z_shifts" },
+    { "--elevation", "elevations" },
+    { "--elevations", "elevations" },
+    { "--raster", "translation_vectors" },
+    { "--raster-step", "translation_vectors" },
+    { "--slice-offset", "recon_slice_offset" },
   };
-  for (const auto & [option, types] : onlyFor)
+  for (const auto & [option, parameter] : parameterOf)
   {
-    if (cl.given(option) && std::find(types.begin(), types.end(), o.type) == types.end())
+    // Parallel beam has det_row_offset but fixes it at 0 (slice k is detector row k).
+    const bool fixed = option == "--row-offset" && type.name == "parallel";
+    if (cl.given(option) && (!type.find(parameter) || fixed))
     {
       throw UsageError(option + " does not apply to --type " + o.type);
     }
@@ -220,9 +298,10 @@ parse(mbirtool::CommandLine & cl, int argc, char ** argv)
   {
     throw UsageError("--raster needs two whole numbers >= 1");
   }
-  if (std::isinf(o.sourceDetector) && o.type == "translation")
+  if (const mbir::GeometryParameter * sdd = type.find("source_detector_dist");
+      std::isinf(o.sourceDetector) && sdd && !sdd->infinityAllowed)
   {
-    throw UsageError("--source-detector must be finite for a translation geometry");
+    throw UsageError("--source-detector must be finite for a " + type.name + " geometry");
   }
   o.sliceOffsetGiven = cl.given("--slice-offset");
   o.channelPitch = o.channelPitch > 0 ? o.channelPitch : o.pitch;
@@ -349,13 +428,18 @@ makeGeometry(const Options & o)
     translation->SetSourceToDetectorDistance(o.sourceDetector);
     geometry = translation.GetPointer();
   }
-  else
+  else if (o.type == "multi-axis")
   {
     auto multiAxis = itk::MBIRMultiAxisParallelGeometry::New();
     multiAxis->SetAngles(angles);
     multiAxis->SetElevations(o.elevations.empty() ? std::vector<double>(angles.size(), o.elevation)
                                                   : perView("--elevations", o.elevations, angles.size()));
     geometry = multiAxis.GetPointer();
+  }
+  else
+  {
+    // A registered geometry that this tool has no scan options for yet.
+    throw UsageError("--type " + o.type + " has no scan options in mbir-geometry yet");
   }
   geometry->SetDetectorSize(o.channels, o.rows);
   geometry->SetDetectorSpacing(pitch);
@@ -411,8 +495,29 @@ makeGeometry(const Options & o)
   {
     multiAxis->SetVolumeSliceOffset(o.sliceOffset);
   }
-  geometry->GetEngineGeometry(); // throws the engine's message, naming the field, for an unusable geometry
-  return geometry;
+  const mbir::Geometry engine = geometry->GetEngineGeometry(); // throws the engine's message, naming the field
+  if (o.sets.empty())
+  {
+    return geometry;
+  }
+  std::vector<std::pair<std::string, std::string>> values;
+  for (const std::string & set : o.sets)
+  {
+    const std::size_t equals = set.find('=');
+    if (equals == std::string::npos || equals == 0)
+    {
+      throw UsageError("--set needs NAME=VALUE, got '" + set + "'");
+    }
+    values.emplace_back(set.substr(0, equals), set.substr(equals + 1));
+  }
+  try
+  {
+    return itk::MBIRGeometry::FromEngineGeometry(mbir::withParameters(engine, values));
+  }
+  catch (const std::invalid_argument & e)
+  {
+    throw UsageError(std::string("--set: ") + e.what());
+  }
 }
 
 // One line: the scan, the detector and the volume.
@@ -440,6 +545,10 @@ summary(const Options & o, const itk::MBIRGeometry & g)
   const auto pitch = g.GetDetectorSpacing();
   const auto size = g.GetVolumeSize();
   const auto spacing = g.GetVolumeSpacing();
+  for (const std::string & set : o.sets)
+  {
+    out << ", " << set;
+  }
   out << "; detector " << g.GetNumberOfRows() << " rows x " << g.GetNumberOfChannels() << " channels of " << n(pitch[1])
       << " x " << n(pitch[0]) << " mm; volume " << size[0] << " x " << size[1] << " x " << size[2] << " voxels of "
       << n(spacing[0]) << " x " << n(spacing[1]) << " x " << n(spacing[2]) << " mm";
@@ -453,7 +562,7 @@ main(int argc, char ** argv)
 {
   mbirtool::CommandLine cl(
     "mbir-geometry",
-    "--output FILE [--type parallel|cone|translation|multi-axis] [options]",
+    "--output FILE [--type " + toolTypeNames("|", "|") + "] [options]",
     "Writes a scan geometry and its volume grid as a geometry JSON file, the file that mbir-phantom, mbir-project "
     "and mbir-recon read. Lengths are in mm and angles in radians. The volume grid is the default one (it covers the "
     "detector's field of view) unless --volume-size or --volume-spacing say otherwise. Prints a one-line summary.");

@@ -4,11 +4,8 @@
 // running the shared kernels of include/mbir/kernels/.
 
 #include "mbir/DeviceArray.h"
+#include "mbir/Geometry.h"
 #include "mbir/Shapes.h"
-#include "mbir/kernels/ConeBeam.h"
-#include "mbir/kernels/MultiAxisParallel.h"
-#include "mbir/kernels/ParallelBeam.h"
-#include "mbir/kernels/Translation.h"
 #include "mbir/kernels/QGGMRF.h"
 
 #include <atomic>
@@ -16,6 +13,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -29,11 +27,19 @@ struct GeometryModel
   Params       params;
   const View * views = nullptr;
 };
-using ParallelBeamModel = GeometryModel<kernels::ParallelBeamParams>;
-using ConeBeamModel = GeometryModel<kernels::ConeBeamParams>;
-using TranslationModel = GeometryModel<kernels::TranslationParams>;
-using MultiAxisParallelModel = GeometryModel<kernels::MultiAxisParallelParams>;
-using DeviceModel = std::variant<ParallelBeamModel, ConeBeamModel, TranslationModel, MultiAxisParallelModel>;
+template<typename G>
+using GeometryModelOf = GeometryModel<decltype(std::declval<const G &>().kernelParams())>;
+
+template<typename Variant>
+struct DeviceModelsOf;
+template<typename... G>
+struct DeviceModelsOf<std::variant<G...>>
+{
+  using type = std::variant<GeometryModelOf<G>...>;
+};
+// One alternative per geometry, in the order of the Geometry variant.
+using DeviceModel = DeviceModelsOf<Geometry>::type;
+using ParallelBeamModel = GeometryModelOf<ParallelBeamGeometry>;
 
 // Views [first, first + count) of the geometry's view table. A sinogram buffer passed with a range
 // holds exactly those views, in the detector-column layout [view][channel][row].

@@ -24,7 +24,9 @@
 //     ... the fields of the geometry ...
 //   }
 //
-// Geometry fields (per-view arrays have one entry per view; angles in radians):
+// Geometry fields (per-view arrays have one entry per view; angles in radians). The registry
+// (GeometryRegistry.h) lists every field of every type with its kind, default, unit and doc; the reader and
+// writer are driven by it, so this summary is a convenience:
 //   parallel:            "angles" (required).
 //   cone:                "angles", "source_detector_dist" (a number or the string "infinity" for parallel
 //                        rays) and "source_iso_dist" (required); "helical_z_shifts" (per view; omitted or
@@ -43,6 +45,8 @@
 #include "mbir/Geometry.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace mbir {
 
@@ -55,6 +59,12 @@ geometryToJson(const Geometry & geometry);
 // Parses and validates; throws std::invalid_argument naming the field and the problem.
 Geometry
 geometryFromJson(const std::string & text);
+
+// `geometry` with some parameters replaced, each given by its registry name and its value as JSON text
+// (e.g. {"curved_detector", "true"}, {"ror_mask", "\"none\""}); the result is read and validated as a file
+// would be, and errors are those of geometryFromJson. The grid is kept unless the values give it.
+Geometry
+withParameters(const Geometry & geometry, const std::vector<std::pair<std::string, std::string>> & values);
 
 // Throws std::runtime_error naming the path when the file cannot be written, and std::invalid_argument
 // as geometryToJson does.

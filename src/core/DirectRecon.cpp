@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <numeric>
+#include <type_traits>
+#include <utility>
 
 namespace mbir {
 namespace {
@@ -92,10 +94,10 @@ filteredBackProjection(const Projector &                  projector,
 
 // FBP: 1 / (voxel area) cancels the area the adjoint spreads per voxel; pi / V is the angular step.
 void
-direct(const ParallelBeamGeometry & g,
-       const Projector &            projector,
-       const DeviceSinogram &       sinogram,
-       DeviceVolume &               volume)
+filteredDirect(const ParallelBeamGeometry & g,
+               const Projector &            projector,
+               const DeviceSinogram &       sinogram,
+               DeviceVolume &               volume)
 {
   const double area = double(g.deltaVoxel) * g.deltaY();
   filteredBackProjection(
@@ -106,7 +108,10 @@ direct(const ParallelBeamGeometry & g,
 // projector (it supplies the distance weight), and for a helix each slice divided by the fraction of
 // views whose detector covers it.
 void
-direct(const ConeBeamGeometry & g, const Projector & projector, const DeviceSinogram & sinogram, DeviceVolume & volume)
+filteredDirect(const ConeBeamGeometry & g,
+               const Projector &        projector,
+               const DeviceSinogram &   sinogram,
+               DeviceVolume &           volume)
 {
   const SinogramShape & s = g.sinogramShape;
   const double          D = g.sourceDetectorDist;
@@ -153,10 +158,10 @@ direct(const ConeBeamGeometry & g, const Projector & projector, const DeviceSino
 // |k . d'| with d' = (dd/dalpha) dalpha + (dd/depsilon) deps (spec §5.4, with the cos(epsilon) factor of
 // the azimuth term); a scan covering the azimuths more than once is divided by its redundancy.
 void
-direct(const MultiAxisParallelGeometry & g,
-       const Projector &                 projector,
-       const DeviceSinogram &            sinogram,
-       DeviceVolume &                    volume)
+filteredDirect(const MultiAxisParallelGeometry & g,
+               const Projector &                 projector,
+               const DeviceSinogram &            sinogram,
+               DeviceVolume &                    volume)
 {
   const int V = g.sinogramShape.views;
   // Central differences inside, one-sided at the ends (numpy.gradient).
@@ -187,11 +192,11 @@ direct(const MultiAxisParallelGeometry & g,
   filteredBackProjection(projector, sinogram, {}, directions, {}, volume);
 }
 
-// Translation has no rotation to filter along; its direct recon is the normalised back projection
-// x = A^T (y / A 1) / A^T 1 (one SIRT step from zero), exact for a uniform object and the usual
-// tomosynthesis shift-and-add otherwise.
+// The direct recon of a geometry without a filteredDirect() of its own, such as translation, which has no
+// rotation to filter along: the normalised back projection x = A^T (y / A 1) / A^T 1 (one SIRT step from
+// zero), exact for a uniform object and the usual tomosynthesis shift-and-add otherwise.
 void
-direct(const TranslationGeometry &, const Projector & projector, const DeviceSinogram & sinogram, DeviceVolume & volume)
+normalisedBackProjection(const Projector & projector, const DeviceSinogram & sinogram, DeviceVolume & volume)
 {
   const int                       n = projector.numDevices();
   std::vector<DeviceArray<float>> ones, rowSums, values, columnSums;
@@ -233,14 +238,42 @@ direct(const TranslationGeometry &, const Projector & projector, const DeviceSin
   replaceRorCylinders(projector, pointers(values), volume);
 }
 
+template<typename G, typename = void>
+struct HasFilteredDirect : std::false_type
+{};
+template<typename G>
+struct HasFilteredDirect<G,
+                         std::void_t<decltype(filteredDirect(std::declval<const G &>(),
+                                                             std::declval<const Projector &>(),
+                                                             std::declval<const DeviceSinogram &>(),
+                                                             std::declval<DeviceVolume &>()))>> : std::true_type
+{};
+
 } // namespace
+
+bool
+directReconFilters(const Geometry & geometry)
+{
+  return std::visit([](const auto & g) { return HasFilteredDirect<std::decay_t<decltype(g)>>::value; }, geometry);
+}
 
 void
 directReconInto(const Projector & projector, const DeviceSinogram & sinogram, DeviceVolume & volume)
 {
   projector.checkOnDevices(sinogram, "the sinogram");
   projector.checkOnDevices(volume, "the volume");
-  std::visit([&](const auto & g) { direct(g, projector, sinogram, volume); }, projector.geometry());
+  std::visit(
+    [&](const auto & g) {
+      if constexpr (HasFilteredDirect<std::decay_t<decltype(g)>>::value)
+      {
+        filteredDirect(g, projector, sinogram, volume);
+      }
+      else
+      {
+        normalisedBackProjection(projector, sinogram, volume);
+      }
+    },
+    projector.geometry());
 }
 
 DeviceVolume

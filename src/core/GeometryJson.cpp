@@ -1,5 +1,7 @@
 #include "mbir/GeometryJson.h"
 
+#include "mbir/GeometryDescription.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -28,24 +30,6 @@ constexpr const char * kFormat = "mbir-geometry";
 constexpr int          kVersion = 1;
 // Longer arrays of numbers are wrapped, this many to a line.
 constexpr std::size_t kNumbersPerLine = 8;
-
-const std::vector<const char *> kSharedFields = { "format",
-                                                  "version",
-                                                  "geometry",
-                                                  "sinogram_shape",
-                                                  "delta_det_channel",
-                                                  "delta_det_row",
-                                                  "det_channel_offset",
-                                                  "det_row_offset",
-                                                  "delta_voxel",
-                                                  "voxel_row_aspect",
-                                                  "voxel_slice_aspect",
-                                                  "recon_shape",
-                                                  "ror_mask" };
-
-// Geometries whose slice range is placed by recon_slice_offset.
-template<typename G>
-constexpr bool kHasSliceOffset = std::is_same_v<G, ConeBeamGeometry> || std::is_same_v<G, MultiAxisParallelGeometry>;
 
 [[noreturn]] void
 fail(const std::string & message)
@@ -98,6 +82,21 @@ struct Where
 
 // ---- Reading
 
+// Whether some geometry lets the parameter `name` be infinite (known before the geometry type is).
+bool
+infinityAllowedSomewhere(const std::string & name)
+{
+  for (const GeometryType & type : geometryTypes())
+  {
+    const GeometryParameter * parameter = type.find(name);
+    if (parameter && parameter->infinityAllowed)
+    {
+      return true;
+    }
+  }
+  return false;
+}
+
 // Also rejects duplicate keys: nlohmann would keep the last one silently, and a repeated key is as likely
 // a mistake as a typo.
 Json
@@ -138,7 +137,7 @@ parse(const std::string & text)
   {
     // A number beyond the float range (1e999, 1e39): the parser rejects it instead of storing infinity.
     fail(message(e) + (lastKey.empty() ? "" : " in field \"" + lastKey + "\"") + "; numbers must be finite" +
-         (lastKey == "source_detector_dist" ? " (write \"infinity\" for parallel rays)" : ""));
+         (infinityAllowedSomewhere(lastKey) ? " (write \"infinity\" for parallel rays)" : ""));
   }
   catch (const Json::exception & e)
   {
@@ -164,15 +163,11 @@ require(const Json & object, const char * field, const char * prefix = "")
 }
 
 void
-rejectUnknownFields(const Json &                      object,
-                    const std::vector<const char *> & known,
-                    const std::vector<const char *> & alsoKnown,
-                    const std::string &               context)
+rejectUnknownFields(const Json & object, const std::vector<std::string> & known, const std::string & context)
 {
   for (const auto & item : object.items())
   {
-    const auto matches = [&](const char * name) { return item.key() == name; };
-    if (std::none_of(known.begin(), known.end(), matches) && std::none_of(alsoKnown.begin(), alsoKnown.end(), matches))
+    if (std::find(known.begin(), known.end(), item.key()) == known.end())
     {
       fail("unknown field \"" + item.key() + "\" " + context);
     }
@@ -271,33 +266,6 @@ requireOnePerView(std::size_t entries, int views, const char * field)
   }
 }
 
-std::vector<float>
-readPerView(const Json & doc, const char * field, int views)
-{
-  std::vector<float> values = toFloats(require(doc, field), Where{ field });
-  requireOnePerView(values.size(), views, field);
-  return values;
-}
-
-// Leaves `target` at its default when the field is absent.
-void
-readOptionalNumber(const Json & doc, const char * field, float & target)
-{
-  if (const Json * value = find(doc, field))
-  {
-    target = toFloat(*value, Where{ field });
-  }
-}
-
-void
-readOptionalPositive(const Json & doc, const char * field, float & target)
-{
-  if (const Json * value = find(doc, field))
-  {
-    target = toPositive(*value, Where{ field });
-  }
-}
-
 RorMask
 toRorMask(const Json & value)
 {
@@ -314,7 +282,7 @@ toRorMask(const Json & value)
     fail("field \"ror_mask\" must be \"ellipse\", \"none\" or {\"rows\": r, \"cols\": c, \"mask\": [...]}, got " +
          describe(value));
   }
-  rejectUnknownFields(value, { "rows", "cols", "mask" }, {}, "in ror_mask");
+  rejectUnknownFields(value, { "rows", "cols", "mask" }, "in ror_mask");
   const int    rows = toInt(require(value, "rows", "ror_mask."), Where{ "ror_mask.rows" });
   const int    cols = toInt(require(value, "cols", "ror_mask."), Where{ "ror_mask.cols" });
   const Json & mask = require(value, "mask", "ror_mask.");
@@ -342,159 +310,188 @@ toRorMask(const Json & value)
   return RorMask::custom(std::move(pixels), rows, cols);
 }
 
-// Sets the detector, the voxel aspects and the ROR mask, and the grid when the file gives it; returns
-// whether it does.
-bool
-readDetectorAndGrid(const Json & doc, DetectorAndGrid & g)
+// A per-view array, one entry per view (or empty where the parameter allows it).
+std::vector<float>
+readPerView(const Json & value, const GeometryParameter & p, int views)
 {
-  const std::array<int, 3> sinogram = toShape(require(doc, "sinogram_shape"), Where{ "sinogram_shape" });
-  g.sinogramShape = SinogramShape{ sinogram[0], sinogram[1], sinogram[2] };
-  readOptionalPositive(doc, "delta_det_channel", g.deltaDetChannel);
-  readOptionalPositive(doc, "delta_det_row", g.deltaDetRow);
-  readOptionalNumber(doc, "det_channel_offset", g.detChannelOffset);
-  readOptionalNumber(doc, "det_row_offset", g.detRowOffset);
-  readOptionalPositive(doc, "voxel_row_aspect", g.voxelRowAspect);
-  readOptionalPositive(doc, "voxel_slice_aspect", g.voxelSliceAspect);
-  if (const Json * mask = find(doc, "ror_mask"))
+  std::vector<float> values = toFloats(value, Where{ p.name });
+  if (!(p.emptyAllowed && values.empty()))
   {
-    g.rorMask = toRorMask(*mask);
+    requireOnePerView(values.size(), views, p.name.c_str());
   }
-  const Json * deltaVoxel = find(doc, "delta_voxel");
-  const Json * reconShape = find(doc, "recon_shape");
-  if ((deltaVoxel == nullptr) != (reconShape == nullptr))
+  return values;
+}
+
+std::vector<std::array<float, 3>>
+readVectorsPerView(const Json & value, const GeometryParameter & p, int views)
+{
+  const Where where{ p.name };
+  if (!value.is_array())
   {
-    fail(std::string("give both delta_voxel and recon_shape, or neither for the default grid (") +
-         (deltaVoxel ? "recon_shape" : "delta_voxel") + " is missing)");
+    fail(where.str() + " must be an array of [tx, ty, tz], got " + describe(value));
   }
-  if (deltaVoxel == nullptr)
+  if (!(p.emptyAllowed && value.empty()))
   {
-    return false;
+    requireOnePerView(value.size(), views, p.name.c_str());
   }
-  g.deltaVoxel = toPositive(*deltaVoxel, Where{ "delta_voxel" });
-  const std::array<int, 3> recon = toShape(*reconShape, Where{ "recon_shape" });
-  g.reconShape = ReconShape{ recon[0], recon[1], recon[2] };
-  return true;
-}
-
-// The source-detector distance of cone beam may be the string "infinity" (JSON has no infinite number).
-float
-readSourceDetectorDist(const Json & doc, bool infinityAllowed)
-{
-  const Json & value = require(doc, "source_detector_dist");
-  if (infinityAllowed && value.is_string())
+  std::vector<std::array<float, 3>> vectors(value.size());
+  for (std::size_t v = 0; v < value.size(); ++v)
   {
-    if (value != "infinity")
-    {
-      fail("field \"source_detector_dist\" must be a number or \"infinity\", got " + describe(value));
-    }
-    return std::numeric_limits<float>::infinity();
-  }
-  return toPositive(value, Where{ "source_detector_dist" });
-}
-
-std::vector<const char *>
-specificFields(const ParallelBeamGeometry &)
-{
-  return { "angles" };
-}
-
-std::vector<const char *>
-specificFields(const ConeBeamGeometry &)
-{
-  return { "source_detector_dist", "source_iso_dist", "curved_detector",
-           "recon_slice_offset",   "angles",          "helical_z_shifts" };
-}
-
-std::vector<const char *>
-specificFields(const TranslationGeometry &)
-{
-  return { "source_detector_dist", "source_iso_dist", "translation_vectors" };
-}
-
-std::vector<const char *>
-specificFields(const MultiAxisParallelGeometry &)
-{
-  return { "recon_slice_offset", "angles", "elevations" };
-}
-
-// The fields autoSetReconGeometry() needs; recon_slice_offset comes after it.
-void
-readSpecificFields(const Json & doc, ParallelBeamGeometry & g)
-{
-  g.angles = readPerView(doc, "angles", g.sinogramShape.views);
-}
-
-void
-readSpecificFields(const Json & doc, ConeBeamGeometry & g)
-{
-  g.angles = readPerView(doc, "angles", g.sinogramShape.views);
-  g.sourceDetectorDist = readSourceDetectorDist(doc, true);
-  g.sourceIsoDist = toPositive(require(doc, "source_iso_dist"), Where{ "source_iso_dist" });
-  if (const Json * shifts = find(doc, "helical_z_shifts"))
-  {
-    g.helicalZShifts = toFloats(*shifts, Where{ "helical_z_shifts" });
-    if (!g.helicalZShifts.empty())
-    {
-      requireOnePerView(g.helicalZShifts.size(), g.sinogramShape.views, "helical_z_shifts");
-    }
-  }
-  if (const Json * curved = find(doc, "curved_detector"))
-  {
-    if (!curved->is_boolean())
-    {
-      fail("field \"curved_detector\" must be true or false, got " + describe(*curved));
-    }
-    g.curvedDetector = curved->get<bool>();
-  }
-}
-
-void
-readSpecificFields(const Json & doc, TranslationGeometry & g)
-{
-  const Json & vectors = require(doc, "translation_vectors");
-  const Where  where{ "translation_vectors" };
-  if (!vectors.is_array())
-  {
-    fail(where.str() + " must be an array of [tx, ty, tz], got " + describe(vectors));
-  }
-  requireOnePerView(vectors.size(), g.sinogramShape.views, "translation_vectors");
-  g.translations.resize(vectors.size());
-  for (std::size_t v = 0; v < vectors.size(); ++v)
-  {
-    const std::vector<float> t = toFloats(vectors[v], where.at(v));
+    const std::vector<float> t = toFloats(value[v], where.at(v));
     if (t.size() != 3)
     {
       fail(where.at(v).str() + " must have 3 components [tx, ty, tz], got " + std::to_string(t.size()));
     }
-    g.translations[v] = { t[0], t[1], t[2] };
+    vectors[v] = { t[0], t[1], t[2] };
   }
-  g.sourceDetectorDist = readSourceDetectorDist(doc, false);
-  g.sourceIsoDist = toPositive(require(doc, "source_iso_dist"), Where{ "source_iso_dist" });
+  return vectors;
 }
 
-void
-readSpecificFields(const Json & doc, MultiAxisParallelGeometry & g)
+// A number, or the string "infinity" where the parameter allows it (JSON has no infinite number).
+float
+readNumber(const Json & value, const GeometryParameter & p)
 {
-  g.angles = readPerView(doc, "angles", g.sinogramShape.views);
-  g.elevations = readPerView(doc, "elevations", g.sinogramShape.views);
+  if (p.infinityAllowed && value.is_string())
+  {
+    if (value != "infinity")
+    {
+      fail("field \"" + p.name + "\" must be a number or \"infinity\", got " + describe(value));
+    }
+    return std::numeric_limits<float>::infinity();
+  }
+  return p.positive ? toPositive(value, Where{ p.name }) : toFloat(value, Where{ p.name });
 }
 
-// Fills a default-constructed geometry, so that absent fields keep the struct's defaults.
+// Sets the field of `g` from `value`, checked as its parameter says.
 template<typename G>
 void
-readGeometry(const Json & doc, const char * kind, G & g)
+readField(const Json & value, const GeometryField<G> & field, G & g)
 {
-  rejectUnknownFields(doc, kSharedFields, specificFields(g), std::string("for a ") + kind + " geometry");
-  const bool gridGiven = readDetectorAndGrid(doc, g);
-  readSpecificFields(doc, g);
+  const GeometryParameter & p = field.parameter;
+  std::visit(
+    [&](auto member) {
+      using T = std::decay_t<decltype(g.*member)>;
+      if constexpr (std::is_same_v<T, SinogramShape>)
+      {
+        const std::array<int, 3> shape = toShape(value, Where{ p.name });
+        g.*member = SinogramShape{ shape[0], shape[1], shape[2] };
+      }
+      else if constexpr (std::is_same_v<T, ReconShape>)
+      {
+        const std::array<int, 3> shape = toShape(value, Where{ p.name });
+        g.*member = ReconShape{ shape[0], shape[1], shape[2] };
+      }
+      else if constexpr (std::is_same_v<T, float>)
+      {
+        g.*member = readNumber(value, p);
+      }
+      else if constexpr (std::is_same_v<T, bool>)
+      {
+        if (!value.is_boolean())
+        {
+          fail("field \"" + p.name + "\" must be true or false, got " + describe(value));
+        }
+        g.*member = value.template get<bool>();
+      }
+      else if constexpr (std::is_same_v<T, std::vector<float>>)
+      {
+        g.*member = readPerView(value, p, g.sinogramShape.views);
+      }
+      else if constexpr (std::is_same_v<T, std::vector<std::array<float, 3>>>)
+      {
+        g.*member = readVectorsPerView(value, p, g.sinogramShape.views);
+      }
+      else
+      {
+        static_assert(std::is_same_v<T, RorMask>);
+        g.*member = toRorMask(value);
+      }
+    },
+    field.member);
+}
+
+// Leaves the field at G's default when the file does not give it.
+template<typename G>
+void
+readFieldIfGiven(const Json & doc, const GeometryField<G> & field, G & g)
+{
+  const std::string & name = field.parameter.name;
+  if (const Json * value = field.parameter.required ? &require(doc, name.c_str()) : find(doc, name.c_str()))
+  {
+    readField(*value, field, g);
+  }
+}
+
+bool
+isPerView(ParameterKind kind)
+{
+  return kind == ParameterKind::NumberPerView || kind == ParameterKind::Vector3PerView;
+}
+
+// Fills a default-constructed geometry from its description, so that absent fields keep the struct's
+// defaults. Order: the shared fields, then the grid (both or neither), then the geometry's own fields,
+// required before optional and per-view arrays before scalars (so that the first error reported is the
+// most basic one), then the default grid when none is given, then the fields placed after it.
+template<typename G>
+void
+readGeometry(const Json & doc, G & g)
+{
+  const GeometryDescription<G> & description = G::description();
+  std::vector<std::string>       known = { "format", "version", "geometry" };
+  for (const GeometryField<G> & field : description.fields)
+  {
+    known.push_back(field.parameter.name);
+  }
+  rejectUnknownFields(doc, known, "for a " + description.name + " geometry");
+
+  std::vector<const GeometryField<G> *> shared, grid, own, afterGrid;
+  for (const GeometryField<G> & field : description.fields)
+  {
+    const GeometryParameter & p = field.parameter;
+    (p.grid ? grid : p.afterGrid ? afterGrid : p.shared ? shared : own).push_back(&field);
+  }
+  const auto rank = [](const GeometryField<G> * field) {
+    return (field->parameter.required ? 0 : 2) + (isPerView(field->parameter.kind) ? 0 : 1);
+  };
+  std::stable_sort(own.begin(), own.end(), [&](const auto * a, const auto * b) { return rank(a) < rank(b); });
+
+  for (const GeometryField<G> * field : shared)
+  {
+    readFieldIfGiven(doc, *field, g);
+  }
+  std::vector<std::string> missing;
+  for (const GeometryField<G> * field : grid)
+  {
+    if (!find(doc, field->parameter.name.c_str()))
+    {
+      missing.push_back(field->parameter.name);
+    }
+  }
+  const bool gridGiven = missing.empty();
+  if (!gridGiven && missing.size() < grid.size())
+  {
+    std::string names;
+    for (const GeometryField<G> * field : grid)
+    {
+      names += (names.empty() ? "" : field == grid.back() ? " and " : ", ") + field->parameter.name;
+    }
+    fail("give both " + names + ", or neither for the default grid (" + missing.front() + " is missing)");
+  }
+  for (const GeometryField<G> * field : gridGiven ? grid : std::vector<const GeometryField<G> *>{})
+  {
+    readFieldIfGiven(doc, *field, g);
+  }
+  for (const GeometryField<G> * field : own)
+  {
+    readFieldIfGiven(doc, *field, g);
+  }
   if (!gridGiven)
   {
     g.autoSetReconGeometry();
   }
-  if constexpr (kHasSliceOffset<G>)
+  for (const GeometryField<G> * field : afterGrid)
   {
-    // After autoSetReconGeometry(), which centres cone beam's slices on the helical travel.
-    readOptionalNumber(doc, "recon_slice_offset", g.reconSliceOffset);
+    readFieldIfGiven(doc, *field, g);
   }
   try
   {
@@ -506,14 +503,21 @@ readGeometry(const Json & doc, const char * kind, G & g)
   }
 }
 
-// One default-constructed geometry of each kind, to look a kind up by its geometryTypeName().
-const std::vector<Geometry> &
-geometryKinds()
+// A geometry of the type that the registry lists at `index`, read from `doc`.
+template<std::size_t I = 0>
+Geometry
+readGeometryOfType(std::size_t index, const Json & doc)
 {
-  static const std::vector<Geometry> kinds = {
-    ParallelBeamGeometry(), ConeBeamGeometry(), TranslationGeometry(), MultiAxisParallelGeometry()
-  };
-  return kinds;
+  if constexpr (I + 1 < std::variant_size_v<Geometry>)
+  {
+    if (index != I)
+    {
+      return readGeometryOfType<I + 1>(index, doc);
+    }
+  }
+  Geometry geometry{ std::in_place_index<I> };
+  readGeometry(doc, std::get<I>(geometry));
+  return geometry;
 }
 
 // ---- Writing
@@ -543,55 +547,42 @@ rorMaskToJson(const RorMask & mask, const ReconShape & shape)
   return custom;
 }
 
+// Every field in the order of the description: the shared ones, then scalars before the long per-view
+// arrays.
+template<typename G>
 void
-writeDetectorAndGrid(Json & doc, const DetectorAndGrid & g)
+writeFields(Json & doc, const G & g)
 {
-  const SinogramShape & s = g.sinogramShape;
-  const ReconShape &    r = g.reconShape;
-  doc["sinogram_shape"] = { s.views, s.rows, s.channels };
-  doc["delta_det_channel"] = g.deltaDetChannel;
-  doc["delta_det_row"] = g.deltaDetRow;
-  doc["det_channel_offset"] = g.detChannelOffset;
-  doc["det_row_offset"] = g.detRowOffset;
-  doc["delta_voxel"] = g.deltaVoxel;
-  doc["voxel_row_aspect"] = g.voxelRowAspect;
-  doc["voxel_slice_aspect"] = g.voxelSliceAspect;
-  doc["recon_shape"] = { r.rows, r.cols, r.slices };
-  doc["ror_mask"] = rorMaskToJson(g.rorMask, r);
-}
-
-// Scalars first, the long per-view arrays last.
-void
-writeSpecificFields(Json & doc, const ParallelBeamGeometry & g)
-{
-  doc["angles"] = g.angles;
-}
-
-void
-writeSpecificFields(Json & doc, const ConeBeamGeometry & g)
-{
-  doc["source_detector_dist"] = std::isinf(g.sourceDetectorDist) ? Json("infinity") : Json(g.sourceDetectorDist);
-  doc["source_iso_dist"] = g.sourceIsoDist;
-  doc["curved_detector"] = g.curvedDetector;
-  doc["recon_slice_offset"] = g.reconSliceOffset;
-  doc["angles"] = g.angles;
-  doc["helical_z_shifts"] = g.helicalZShifts;
-}
-
-void
-writeSpecificFields(Json & doc, const TranslationGeometry & g)
-{
-  doc["source_detector_dist"] = g.sourceDetectorDist;
-  doc["source_iso_dist"] = g.sourceIsoDist;
-  doc["translation_vectors"] = g.translations;
-}
-
-void
-writeSpecificFields(Json & doc, const MultiAxisParallelGeometry & g)
-{
-  doc["recon_slice_offset"] = g.reconSliceOffset;
-  doc["angles"] = g.angles;
-  doc["elevations"] = g.elevations;
+  for (const GeometryField<G> & field : G::description().fields)
+  {
+    const GeometryParameter & p = field.parameter;
+    std::visit(
+      [&](auto member) {
+        using T = std::decay_t<decltype(g.*member)>;
+        const T & value = g.*member;
+        if constexpr (std::is_same_v<T, SinogramShape>)
+        {
+          doc[p.name] = { value.views, value.rows, value.channels };
+        }
+        else if constexpr (std::is_same_v<T, ReconShape>)
+        {
+          doc[p.name] = { value.rows, value.cols, value.slices };
+        }
+        else if constexpr (std::is_same_v<T, float>)
+        {
+          doc[p.name] = p.infinityAllowed && std::isinf(value) ? Json("infinity") : Json(value);
+        }
+        else if constexpr (std::is_same_v<T, RorMask>)
+        {
+          doc[p.name] = rorMaskToJson(value, g.reconShape);
+        }
+        else
+        {
+          doc[p.name] = value;
+        }
+      },
+      field.member);
+  }
 }
 
 bool
@@ -668,8 +659,7 @@ geometryToJson(const Geometry & geometry)
   doc["format"] = kFormat;
   doc["version"] = kVersion;
   doc["geometry"] = geometryTypeName(geometry);
-  writeDetectorAndGrid(doc, detectorAndGridOf(geometry));
-  std::visit([&](const auto & g) { writeSpecificFields(doc, g); }, geometry);
+  std::visit([&](const auto & g) { writeFields(doc, g); }, geometry);
   std::string text;
   appendPretty(text, doc, 0, kNumbersPerLine);
   return text;
@@ -697,20 +687,42 @@ geometryFromJson(const std::string & text)
   {
     fail("unsupported version " + version.dump() + " (this build reads version " + std::to_string(kVersion) + ")");
   }
-  const Json & kind = require(doc, "geometry");
-  std::string  expected;
-  for (const Geometry & candidate : geometryKinds())
+  const Json &                      kind = require(doc, "geometry");
+  const std::vector<GeometryType> & types = geometryTypes();
+  std::string                       expected;
+  for (std::size_t i = 0; i < types.size(); ++i)
   {
-    if (kind.is_string() && kind == geometryTypeName(candidate))
+    if (kind.is_string() && kind == types[i].name)
     {
-      Geometry geometry = candidate;
-      std::visit([&](auto & g) { readGeometry(doc, geometryTypeName(candidate), g); }, geometry);
-      return geometry;
+      return readGeometryOfType(i, doc);
     }
-    const bool last = &candidate == &geometryKinds().back();
-    expected += (expected.empty() ? "" : last ? " or " : ", ") + std::string(geometryTypeName(candidate));
+    expected += (i == 0 ? "" : i + 1 == types.size() ? " or " : ", ") + types[i].name;
   }
   fail("unknown geometry " + describe(kind) + "; expected " + expected);
+}
+
+Geometry
+withParameters(const Geometry & geometry, const std::vector<std::pair<std::string, std::string>> & values)
+{
+  const std::string text = geometryToJson(geometry);
+  Json              doc = parse(text);
+  for (const auto & [name, value] : values)
+  {
+    const GeometryType & type = geometryTypeOf(geometry);
+    if (!type.find(name))
+    {
+      fail("unknown field \"" + name + "\" for a " + type.name + " geometry");
+    }
+    try
+    {
+      doc[name] = parse(value);
+    }
+    catch (const std::invalid_argument & e)
+    {
+      throw std::invalid_argument(std::string(e.what()) + " in the value of \"" + name + "\"");
+    }
+  }
+  return geometryFromJson(doc.dump());
 }
 
 void

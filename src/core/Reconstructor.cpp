@@ -650,9 +650,9 @@ Reconstructor::memoryNeed(const SolveCall & call, int numDevices) const
   if (call.init == InitialImage::Kind::DirectRecon)
   {
     const std::size_t cells = static_cast<std::size_t>(s.rows) * s.channels;
-    direct = std::holds_alternative<TranslationGeometry>(m_Projector.geometry())
-               ? 2 * V + std::max(R, S) + S + 2 * R + std::max(projection(ror), R)
-               : 2 * V + std::max({ S + cells + workspace, S + R + projection(ror) + workspace, 2 * R });
+    direct = directReconFilters(m_Projector.geometry())
+               ? 2 * V + std::max({ S + cells + workspace, S + R + projection(ror) + workspace, 2 * R })
+               : 2 * V + std::max(R, S) + S + 2 * R + std::max(projection(ror), R);
   }
   // Error sinogram e = y - A x0: the ROR cylinders of x0 and their forward projection.
   const std::size_t error = 2 * V + S + R + projection(ror) + workspace;

@@ -26,6 +26,10 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <variant>
 
 namespace itk {
 namespace {
@@ -47,38 +51,42 @@ ToSize(int value)
   return static_cast<SizeValueType>(value > 0 ? value : 0);
 }
 
-template<typename TITKGeometry, typename TEngineGeometry>
-MBIRGeometry::Pointer
-MakeGeometry(const TEngineGeometry & geometry)
+// The ITK class of each engine geometry (as its Pointer), in the order of the mbir::Geometry variant, which
+// the static_assert checks: the one place of the ITK layer that lists the geometries.
+using GeometryClasses = std::tuple<MBIRParallelBeamGeometry::Pointer,
+                                   MBIRConeBeamGeometry::Pointer,
+                                   MBIRTranslationGeometry::Pointer,
+                                   MBIRMultiAxisParallelGeometry::Pointer>;
+template<std::size_t I>
+using GeometryClass = typename std::tuple_element_t<I, GeometryClasses>::ObjectType;
+
+template<std::size_t... I>
+constexpr bool
+MatchesEngineGeometries(std::index_sequence<I...>)
 {
-  auto result = TITKGeometry::New();
-  result->SetEngineGeometry(geometry);
+  return std::tuple_size_v<GeometryClasses> == std::variant_size_v<mbir::Geometry> &&
+         (std::is_same_v<typename GeometryClass<I>::EngineGeometryType,
+                         std::variant_alternative_t<I, mbir::Geometry>> &&
+          ...);
+}
+static_assert(MatchesEngineGeometries(std::make_index_sequence<std::tuple_size_v<GeometryClasses>>()),
+              "GeometryClasses must list one ITK geometry class per mbir::Geometry alternative, in its order");
+
+template<std::size_t I = 0>
+MBIRGeometry::Pointer
+MakeGeometry(const mbir::Geometry & geometry)
+{
+  if constexpr (I + 1 < std::tuple_size_v<GeometryClasses>)
+  {
+    if (geometry.index() != I)
+    {
+      return MakeGeometry<I + 1>(geometry);
+    }
+  }
+  auto result = GeometryClass<I>::New();
+  result->SetEngineGeometry(std::get<I>(geometry));
   return MBIRGeometry::Pointer(result.GetPointer());
 }
-
-struct GeometryMaker
-{
-  MBIRGeometry::Pointer
-  operator()(const mbir::ParallelBeamGeometry & g) const
-  {
-    return MakeGeometry<MBIRParallelBeamGeometry>(g);
-  }
-  MBIRGeometry::Pointer
-  operator()(const mbir::ConeBeamGeometry & g) const
-  {
-    return MakeGeometry<MBIRConeBeamGeometry>(g);
-  }
-  MBIRGeometry::Pointer
-  operator()(const mbir::TranslationGeometry & g) const
-  {
-    return MakeGeometry<MBIRTranslationGeometry>(g);
-  }
-  MBIRGeometry::Pointer
-  operator()(const mbir::MultiAxisParallelGeometry & g) const
-  {
-    return MakeGeometry<MBIRMultiAxisParallelGeometry>(g);
-  }
-};
 
 // What AutoSetVolumeGeometry() and ScaleVolumeSize() may change, to call Modified() only on a change.
 struct GridState
@@ -124,7 +132,7 @@ operator<<(std::ostream & out, const MBIRGeometryEnums::RegionOfReconstruction v
 MBIRGeometry::Pointer
 MBIRGeometry::FromEngineGeometry(const mbir::Geometry & geometry)
 {
-  return std::visit(GeometryMaker{}, geometry);
+  return MakeGeometry(geometry);
 }
 
 MBIRGeometry::Pointer

@@ -329,3 +329,27 @@ TEST(GeometryRegistry, RequiredFlagsAndDefaultsMatchTheReader)
     }
   }
 }
+
+// withParameters sets parameters by their registry names, as the tools' --set does.
+TEST(GeometryRegistry, WithParametersSetsByName)
+{
+  const Geometry cone = samples()[1];
+  const Geometry changed =
+    withParameters(cone, { { "curved_detector", "true" }, { "source_iso_dist", "45.5" }, { "ror_mask", "\"none\"" } });
+  const auto & g = std::get<ConeBeamGeometry>(changed);
+  EXPECT_TRUE(g.curvedDetector);
+  EXPECT_EQ(g.sourceIsoDist, 45.5f);
+  EXPECT_EQ(g.rorMask.kind(), RorMask::Kind::None);
+  EXPECT_EQ(g.reconShape, std::get<ConeBeamGeometry>(cone).reconShape); // the grid is kept
+  test::expectInvalid(
+    [&] {
+      withParameters(cone, { { "elevations", "[0]" } });
+    },
+    "unknown field \"elevations\" for a cone geometry");
+  test::expectInvalid(
+    [&] {
+      withParameters(cone, { { "curved_detector", "1" } });
+    },
+    "field \"curved_detector\" must be true or false");
+  test::expectInvalid([&] { withParameters(cone, { { "angles", "[1, " } }); }, "not valid JSON");
+}
