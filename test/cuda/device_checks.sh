@@ -2,7 +2,8 @@
 # The device checks of a GPU machine (nvcc, CMake, ninja; nothing else, no network): builds the engine
 # alone with CUDA (-DMBIR_BUILD_ITK=OFF -DMBIR_USE_CUDA=ON) against build-deps/ (prepared here with
 # test/cuda/prepare_device_deps.sh and carried), runs the CUDA tests, the multi-device engine tests and
-# the GPU benchmarks, and writes every log to $OUT (default build-gpu/out).
+# the GPU benchmarks, and writes every log to $OUT (default build-gpu/out). The CPU ramp filter there uses
+# FFTW (-DMBIR_USE_FFTW=ON), whose static library build-deps/ carries; these builds are not shipped.
 #   test/cuda/device_checks.sh [quick]     quick: tests and the 256/512 benchmarks only
 # Full: also the 1024-class ones (parallel and cone projections, FDK, seconds per VCD iteration).
 # NCCL is used when the CUDA toolkit has it (the configure line in summary.txt says).
@@ -21,7 +22,7 @@ step "machine"
 
 step "configure"
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DMBIR_BUILD_ITK=OFF -DMBIR_USE_CUDA=ON \
-  -DMBIR_CUDA_ARCHITECTURES=90 -DMBIR_NATIVE_CPU=OFF -DCMAKE_PREFIX_PATH="$deps" \
+  -DMBIR_CUDA_ARCHITECTURES=90 -DMBIR_NATIVE_CPU=OFF -DMBIR_USE_FFTW=ON -DCMAKE_PREFIX_PATH="$deps" \
   -DMBIR_GTEST_SOURCE_DIR="$deps/googletest" -DMBIR_BENCHMARK_SOURCE_DIR="$deps/benchmark" \
   > "$out/configure.log" 2>&1 || { step "configure FAILED"; tail -30 "$out/configure.log"; exit 1; }
 grep "MBIR:" "$out/configure.log" | tee -a "$out/summary.txt"
@@ -53,5 +54,5 @@ if [ "${1:-}" != quick ]; then
   bench projectors-1024 120 mbir-benchmark-projectors '/(Parallel|Cone)Gpu/1024/' --benchmark_min_time=0.2s
   bench recon-1024 90 mbir-benchmark-recon 'devices/Gpu/1024/'
 fi
-grep -hE "^(forward|back|fbp|fdk|recon|devices)/" "$out"/benchmark-*.txt | tee -a "$out/summary.txt"
+grep -hE "^(forward|back|fbp|fdk|filter|recon|devices)/" "$out"/benchmark-*.txt | tee -a "$out/summary.txt"
 step "done"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Gathers what test/cuda/device_checks.sh needs on a bare GPU machine (nvcc, CMake and ninja, no network)
 # into build-deps/ (ignored by git, carried with the working tree): GoogleTest and Google Benchmark
-# sources, nlohmann-json headers and CMake package, FFTW's single-precision header and static library.
+# sources, nlohmann-json headers and CMake package, FFTW's single-precision header and static library (the
+# GPU machine builds with -DMBIR_USE_FFTW=ON: a static library needs no run-time path there).
 #   test/cuda/prepare_device_deps.sh GOOGLE_BENCHMARK_SOURCES
 # GOOGLE_BENCHMARK_SOURCES: a Google Benchmark source tree or git repository (release v1.8.3 is taken
 # from a repository). Prints the `carry` path for the device tool.

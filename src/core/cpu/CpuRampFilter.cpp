@@ -1,17 +1,16 @@
-// Ramp filtering with FFTW (single precision): zero-padded FFT convolution, which is the linear (not
-// circular) convolution with the band-limited kernel when the FFT has >= 2C-1 points (2R-1 along rows
-// for the directional filter).
+// Ramp filtering by zero-padded FFT convolution, which is the linear (not circular) convolution with the
+// band-limited kernel when the FFT has >= 2C-1 points (2R-1 along rows for the directional filter). The FFT
+// itself is RealFft (KissFFT, or FFTW with MBIR_USE_FFTW).
 
 #include "CpuBackend.h"
+#include "RealFft.h"
 #include "mbir/Config.h"
 #include "mbir/kernels/RampFilter.h"
 
-#include <fftw3.h>
-
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #if MBIR_USE_OPENMP
@@ -21,51 +20,6 @@
 namespace mbir::cpu {
 namespace {
 
-std::mutex &
-fftwPlannerMutex()
-{
-  static std::mutex m; // FFTW's planner is not thread-safe; execution is
-  return m;
-}
-
-template<typename T>
-struct FftwBuffer
-{
-  explicit FftwBuffer(std::size_t count)
-    : data(static_cast<T *>(fftwf_malloc(sizeof(T) * count)))
-  {}
-  ~FftwBuffer() { fftwf_free(data); }
-  FftwBuffer(const FftwBuffer &) = delete;
-  FftwBuffer &
-      operator=(const FftwBuffer &) = delete;
-  T * data;
-};
-
-// A plan made under the planner lock and destroyed under it.
-class Plan
-{
-public:
-  explicit Plan(fftwf_plan plan)
-    : m_Plan(plan)
-  {}
-  ~Plan()
-  {
-    std::lock_guard<std::mutex> lock(fftwPlannerMutex());
-    fftwf_destroy_plan(m_Plan);
-  }
-  Plan(const Plan &) = delete;
-  Plan &
-  operator=(const Plan &) = delete;
-  fftwf_plan
-  get() const
-  {
-    return m_Plan;
-  }
-
-private:
-  fftwf_plan m_Plan;
-};
-
 int
 threadIndex()
 {
@@ -74,6 +28,18 @@ threadIndex()
 #else
   return 0;
 #endif
+}
+
+// One transform (with its buffers) per worker thread.
+std::vector<std::unique_ptr<RealFft>>
+perThread(int workers, RealFft::Kind kind, int outer, int inner)
+{
+  std::vector<std::unique_ptr<RealFft>> ffts(workers);
+  for (auto & fft : ffts)
+  {
+    fft = std::make_unique<RealFft>(kind, outer, inner);
+  }
+  return ffts;
 }
 
 // Every view's rows along the channels, view v scaled by |directions[v].channel|.
@@ -88,31 +54,15 @@ filterAlongChannels(const float *                      in,
   const std::vector<float> spectrum = kernels::rampSpectrum(C, N);
 
   // One view at a time per thread: its R rows, zero-padded to N, transformed together.
-  const int                                               workers = std::max(1, std::min(threads, shape.views));
-  std::vector<std::unique_ptr<FftwBuffer<float>>>         lines(workers);
-  std::vector<std::unique_ptr<FftwBuffer<fftwf_complex>>> freq(workers);
-  for (int t = 0; t < workers; ++t)
-  {
-    lines[t] = std::make_unique<FftwBuffer<float>>(std::size_t(N) * R);
-    freq[t] = std::make_unique<FftwBuffer<fftwf_complex>>(std::size_t(F) * R);
-  }
-  std::unique_ptr<Plan> forward, inverse;
-  {
-    std::lock_guard<std::mutex> lock(fftwPlannerMutex());
-    int                         n[] = { N };
-    forward = std::make_unique<Plan>(
-      fftwf_plan_many_dft_r2c(1, n, R, lines[0]->data, nullptr, 1, N, freq[0]->data, nullptr, 1, F, FFTW_ESTIMATE));
-    inverse = std::make_unique<Plan>(
-      fftwf_plan_many_dft_c2r(1, n, R, freq[0]->data, nullptr, 1, F, lines[0]->data, nullptr, 1, N, FFTW_ESTIMATE));
-  }
+  const int         workers = std::max(1, std::min(threads, shape.views));
+  const auto        ffts = perThread(workers, RealFft::Kind::Lines, R, N);
   const std::size_t viewSize = static_cast<std::size_t>(C) * R;
 #pragma omp parallel for schedule(dynamic) num_threads(workers)
   for (int v = 0; v < shape.views; ++v)
   {
-    const int       t = threadIndex();
-    float *         rows = lines[t]->data;
-    fftwf_complex * bins = freq[t]->data;
-    const float *   view = in + v * viewSize; // [channel][row]
+    RealFft &     fft = *ffts[threadIndex()];
+    float *       rows = fft.real();
+    const float * view = in + v * viewSize; // [channel][row]
     for (int k = 0; k < R; ++k)
     {
       float * line = rows + static_cast<std::size_t>(k) * N;
@@ -122,18 +72,18 @@ filterAlongChannels(const float *                      in,
       }
       std::fill(line + C, line + N, 0.0f);
     }
-    fftwf_execute_dft_r2c(forward->get(), rows, bins);
-    const float scale = std::fabs(directions[v].channel) / static_cast<float>(N); // FFTW's inverse is unnormalised
+    fft.forward();
+    const float           scale = std::fabs(directions[v].channel) / static_cast<float>(N); // unnormalised inverse
+    std::complex<float> * bins = fft.spectrum();
     for (int k = 0; k < R; ++k)
     {
-      fftwf_complex * line = bins + static_cast<std::size_t>(k) * F;
+      std::complex<float> * line = bins + static_cast<std::size_t>(k) * F;
       for (int f = 0; f < F; ++f)
       {
-        line[f][0] *= spectrum[f] * scale;
-        line[f][1] *= spectrum[f] * scale;
+        line[f] *= spectrum[f] * scale;
       }
     }
-    fftwf_execute_dft_c2r(inverse->get(), bins, rows);
+    fft.inverse();
     float * target = out + v * viewSize;
     for (int c = 0; c < C; ++c)
     {
@@ -157,48 +107,34 @@ filterDirectional(const float *                      in,
   const int                NC = kernels::rampFftSize(C), NR = kernels::rampFftSize(R), FR = NR / 2 + 1;
   const std::vector<float> spectrum = kernels::rampSpectrum(C, NC);
   const int                workers = std::max(1, std::min(threads, shape.views));
-  std::vector<std::unique_ptr<FftwBuffer<float>>>         planes(workers);
-  std::vector<std::unique_ptr<FftwBuffer<fftwf_complex>>> freq(workers);
-  for (int t = 0; t < workers; ++t)
-  {
-    planes[t] = std::make_unique<FftwBuffer<float>>(std::size_t(NC) * NR);
-    freq[t] = std::make_unique<FftwBuffer<fftwf_complex>>(std::size_t(NC) * FR);
-  }
-  std::unique_ptr<Plan> forward, inverse;
-  {
-    std::lock_guard<std::mutex> lock(fftwPlannerMutex());
-    forward = std::make_unique<Plan>(fftwf_plan_dft_r2c_2d(NC, NR, planes[0]->data, freq[0]->data, FFTW_ESTIMATE));
-    inverse = std::make_unique<Plan>(fftwf_plan_dft_c2r_2d(NC, NR, freq[0]->data, planes[0]->data, FFTW_ESTIMATE));
-  }
-  const std::size_t viewSize = static_cast<std::size_t>(C) * R;
-  const float       norm = 1.0f / (static_cast<float>(NC) * static_cast<float>(NR));
+  const auto               ffts = perThread(workers, RealFft::Kind::Plane, NC, NR);
+  const std::size_t        viewSize = static_cast<std::size_t>(C) * R;
+  const float              norm = 1.0f / (static_cast<float>(NC) * static_cast<float>(NR)); // unnormalised inverse
 #pragma omp parallel for schedule(dynamic) num_threads(workers)
   for (int v = 0; v < shape.views; ++v)
   {
-    const int       t = threadIndex();
-    float *         plane = planes[t]->data;
-    fftwf_complex * bins = freq[t]->data;
-    const float *   view = in + v * viewSize;
+    RealFft &     fft = *ffts[threadIndex()];
+    float *       plane = fft.real();
+    const float * view = in + v * viewSize;
     std::fill(plane, plane + std::size_t(NC) * NR, 0.0f);
     for (int c = 0; c < C; ++c)
     {
       std::copy_n(view + static_cast<std::size_t>(c) * R, R, plane + static_cast<std::size_t>(c) * NR);
     }
-    fftwf_execute_dft_r2c(forward->get(), plane, bins);
-    const RampDirection d = directions[v];
+    fft.forward();
+    const RampDirection   d = directions[v];
+    std::complex<float> * bins = fft.spectrum();
     for (int kc = 0; kc < NC; ++kc)
     {
       const float fu = static_cast<float>(kc < NC / 2 ? kc : kc - NC) / static_cast<float>(NC);
       for (int kr = 0; kr < FR; ++kr)
       {
-        const float     fv = static_cast<float>(kr) / static_cast<float>(NR);
-        const float     gain = kernels::directionalRampGain(spectrum.data(), NC, d.channel, d.row, fu, fv) * norm;
-        fftwf_complex & bin = bins[static_cast<std::size_t>(kc) * FR + kr];
-        bin[0] *= gain;
-        bin[1] *= gain;
+        const float fv = static_cast<float>(kr) / static_cast<float>(NR);
+        bins[static_cast<std::size_t>(kc) * FR + kr] *=
+          kernels::directionalRampGain(spectrum.data(), NC, d.channel, d.row, fu, fv) * norm;
       }
     }
-    fftwf_execute_dft_c2r(inverse->get(), bins, plane);
+    fft.inverse();
     float * target = out + v * viewSize;
     for (int c = 0; c < C; ++c)
     {
