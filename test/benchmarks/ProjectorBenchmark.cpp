@@ -1,8 +1,10 @@
-// Projector throughput in voxel-views per second (ROR voxels x views / s) for every geometry, and the
-// time of a direct recon (FBP, FDK). Problem size N: N views x N rows x N channels, recon N^3.
+// Projector throughput in voxel-views per second (ROR voxels x views / s) for every geometry, the time of
+// a direct recon (FBP, FDK) and of its ramp filter. Problem size N: N views x N rows x N channels, recon N^3.
 //   build/bin/mbir-benchmark-projectors [--benchmark_filter=Cpu] [--benchmark_repetitions=3]
+//   build/bin/mbir-benchmark-projectors --benchmark_filter=filter/    (label: the FFT, KissFFT or FFTW)
 // GPU cases register only when a CUDA device is present.
 
+#include "mbir/Config.h"
 #include "mbir/DirectRecon.h"
 #include "mbir/Projector.h"
 
@@ -167,6 +169,40 @@ direct(benchmark::State & state, Kind kind, std::shared_ptr<Backend> (*make)())
   state.counters["device_MiB"] = double(backend.peakBytes()) / (1 << 20);
 }
 
+// Seconds of Backend::rampFilter on an N x N x N sinogram: along the channels (FBP, FDK: the FFTs of the
+// rows, zero-padded to 2N) or directional (multi-axis FBP: one zero-padded 2N x 2N 2-D FFT per view).
+void
+filter(benchmark::State & state, bool directional, std::shared_ptr<Backend> (*make)())
+{
+  const int                  size = static_cast<int>(state.range(0));
+  const SinogramShape        shape{ size, size, size };
+  std::shared_ptr<Backend>   backend = make();
+  std::vector<RampDirection> directions(size, RampDirection{ 1.0f, 0.0f });
+  for (int v = 0; directional && v < size; ++v)
+  {
+    const double angle = M_PI * v / size;
+    directions[v] = RampDirection{ static_cast<float>(std::cos(angle)), static_cast<float>(0.4 * std::sin(angle)) };
+  }
+  std::vector<float>                    values(shape.size());
+  std::mt19937                          engine(1);
+  std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+  for (float & v : values)
+  {
+    v = uniform(engine);
+  }
+  const DeviceArray<float> in = backend->upload(values.data(), values.size());
+  DeviceArray<float>       out = backend->allocate<float>(values.size());
+  backend->rampFilter(in.data(), shape, directions, out.data()); // first touch of the output, plans
+  backend->synchronize();
+  for (auto _ : state)
+  {
+    backend->rampFilter(in.data(), shape, directions, out.data());
+    backend->synchronize();
+  }
+  state.SetLabel(backend->kind() == Backend::Kind::Gpu ? "cuFFT" : MBIR_USE_FFTW ? "FFTW" : "KissFFT");
+  state.counters["device_MiB"] = double(backend->peakBytes()) / (1 << 20);
+}
+
 std::shared_ptr<Backend>
 cpu()
 {
@@ -183,6 +219,25 @@ constexpr std::pair<Kind, const char *> kKinds[] = { { Kind::Parallel, "Parallel
                                                      { Kind::CurvedCone, "CurvedCone" },
                                                      { Kind::Translation, "Translation" },
                                                      { Kind::MultiAxis, "MultiAxis" } };
+
+void
+registerFilters(const char * device, std::shared_ptr<Backend> (*make)(), std::initializer_list<int> sizes)
+{
+  for (const int size : sizes)
+  {
+    // CPU time: of the whole process, all threads (the work, less sensitive than seconds to a shared machine).
+    benchmark::RegisterBenchmark((std::string("filter/Channels") + device).c_str(), filter, false, make)
+      ->Arg(size)
+      ->Unit(benchmark::kMillisecond)
+      ->MeasureProcessCPUTime()
+      ->UseRealTime();
+    benchmark::RegisterBenchmark((std::string("filter/Directional") + device).c_str(), filter, true, make)
+      ->Arg(size)
+      ->Unit(benchmark::kMillisecond)
+      ->MeasureProcessCPUTime()
+      ->UseRealTime();
+  }
+}
 
 void
 registerAll(const char * device, std::shared_ptr<Backend> (*make)(), std::initializer_list<int> sizes)
@@ -221,9 +276,11 @@ int
 main(int argc, char ** argv)
 {
   registerAll("Cpu", cpu, { 128, 256 });
+  registerFilters("Cpu", cpu, { 256, 512 });
   if (cudaDeviceCount() > 0)
   {
     registerAll("Gpu", gpu, { 256, 512, 1024 });
+    registerFilters("Gpu", gpu, { 256, 512 });
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
