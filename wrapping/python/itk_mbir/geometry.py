@@ -134,10 +134,11 @@ class Geometry:
         default = json.loads(self.engine().to_json())
         pitch, shape = default["delta_voxel"], default["recon_shape"]
         if "delta_voxel" in given:
+            # Rows and columns cover the default extent at the new pitch; so do slices, except for parallel
+            # beam, whose slices are the detector rows.
             scale = pitch / given["delta_voxel"]
-            shape = [max(1, int(math.ceil(shape[0] * scale - 1e-6))), max(1, int(math.ceil(shape[1] * scale - 1e-6))),
-                     max(1, int(math.ceil(shape[2] * scale - 1e-6)))] if self.type_name != "parallel" else \
-                [max(1, int(math.ceil(shape[0] * scale - 1e-6))), max(1, int(math.ceil(shape[1] * scale - 1e-6))), shape[2]]
+            scaled = [max(1, math.ceil(n * scale - 1e-6)) for n in shape]
+            shape = scaled if self.type_name != "parallel" else scaled[:2] + shape[2:]
             self._values.update(delta_voxel=given["delta_voxel"], recon_shape=shape)
         else:
             self._values.update(delta_voxel=pitch, recon_shape=given["recon_shape"])
