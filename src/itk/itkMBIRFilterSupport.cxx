@@ -95,6 +95,34 @@ Close(double a, double b)
   return std::fabs(a - b) <= 1e-4 * std::max(std::fabs(a), std::fabs(b));
 }
 
+// Projections and volumes are placed by the geometry, whose axes are the image axes: a direction other than
+// the identity (a flipped or permuted axis, a rotation) would be silently ignored, so it is refused.
+void
+RequireIdentityDirection(const ImageBase<3> * image, const std::string & name, const std::string & axes)
+{
+  const ImageBase<3>::DirectionType & direction = image->GetDirection();
+  for (unsigned int r = 0; r < 3; ++r)
+  {
+    for (unsigned int c = 0; c < 3; ++c)
+    {
+      if (std::fabs(direction[r][c] - (r == c ? 1.0 : 0.0)) > 1e-6)
+      {
+        std::ostringstream found;
+        for (unsigned int i = 0; i < 3; ++i)
+        {
+          found << (i ? ", [" : "[") << direction[i][0] << ", " << direction[i][1] << ", " << direction[i][2] << "]";
+        }
+        itkGenericExceptionMacro("the " << name << " input has direction [" << found.str()
+                                        << "] but MBIR filters need the identity direction (" << axes
+                                        << " along the image axes, indices growing as the README's conventions "
+                                           "say); resample the image into that order (itk::FlipImageFilter for a "
+                                           "reversed axis, itk::PermuteAxesImageFilter for swapped ones), or set "
+                                           "the identity with SetDirection() if the direction is only a label");
+      }
+    }
+  }
+}
+
 std::string
 SizeText(const ImageBase<3>::SizeType & size)
 {
@@ -159,6 +187,8 @@ MBIRFilterSupport::Projections(const DataObject *                               
                                     << pitch[0] << ", " << pitch[1]
                                     << "] mm; set the image spacing or the geometry's detector spacing");
   }
+  // The origin is not read: the geometry's detector offset says where the central ray hits.
+  RequireIdentityDirection(base, name, "channel, row and view");
   return Projections(input, devices, name);
 }
 
@@ -219,6 +249,7 @@ MBIRFilterSupport::Volume(const DataObject *                               input
                                       << " mm; set the image spacing or the geometry's volume spacing");
     }
   }
+  RequireIdentityDirection(base, name, "x, y and z");
   return Volume(input, devices, name);
 }
 
