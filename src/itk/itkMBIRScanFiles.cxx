@@ -999,7 +999,8 @@ MBIRScanReader::ReadXtekCT(const std::string & path, const Options & options)
   scan.Geometry =
     MakeGeometry(channels, rows, Pair(du, dv), Pair(-offsetX, -offsetY), angles, sourceDetector, sourceIso);
   scan.Notes.push_back("angles InitialAngle + v AngularStep in degrees" +
-                       std::string(options.ReverseRotation ? ", negated" : ""));
+                       std::string(options.ReverseRotation ? ", negated" : "") +
+                       "; detector offset -(DetectorOffsetX, DetectorOffsetY) mm");
   if (optional("ObjectOffsetX") != 0.0)
   {
     scan.Notes.push_back("ObjectOffsetX = " + keys.at("ObjectOffsetX") + " is not used");
