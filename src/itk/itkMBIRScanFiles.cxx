@@ -619,6 +619,48 @@ ReadXtekSection(const std::string & path)
   return keys;
 }
 
+// The angles (degrees) of a Nikon angle file: `header` lines, then one line per projection whose first two
+// numbers are its index and its angle (blanks, tabs, commas or colons between them).
+std::vector<double>
+ReadNikonAngles(const std::string & path, int header, std::size_t views)
+{
+  std::ifstream in(path);
+  if (!in)
+  {
+    Fail(path, "", "cannot read the file");
+  }
+  std::vector<double> angles;
+  int                 lineNumber = 0;
+  for (std::string line; std::getline(in, line);)
+  {
+    if (++lineNumber <= header)
+    {
+      continue;
+    }
+    std::replace_if(line.begin(), line.end(), [](char c) { return c == ',' || c == ':' || c == '\t'; }, ' ');
+    std::istringstream words(line);
+    std::string        index, angle;
+    if (!(words >> index))
+    {
+      continue; // a blank line
+    }
+    if (!(words >> angle))
+    {
+      Fail(path, "line " + std::to_string(lineNumber), "no angle after the projection number '" + index + "'");
+    }
+    Number(path, "line " + std::to_string(lineNumber), index);
+    angles.push_back(Number(path, "line " + std::to_string(lineNumber), angle));
+  }
+  if (angles.size() != views)
+  {
+    Fail(path,
+         "",
+         std::to_string(angles.size()) + " angles for " + std::to_string(views) +
+           " projections (Projections in the .xtekct file)");
+  }
+  return angles;
+}
+
 } // namespace
 
 MBIRScanReader::Scan
@@ -966,17 +1008,33 @@ MBIRScanReader::ReadXtekCT(const std::string & path, const Options & options)
   const std::size_t views = count("Projections"), channels = count("DetectorPixelsX"), rows = count("DetectorPixelsY");
   const double      du = positive("DetectorPixelSizeX"), dv = positive("DetectorPixelSizeY");
   const double      sourceIso = positive("SrcToObject"), sourceDetector = positive("SrcToDetector");
-  const double      start = optional("InitialAngle"), step = number("AngularStep");
+  const fs::path    folder = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
 
-  std::vector<double> angles(views);
-  for (std::size_t v = 0; v < views; ++v)
+  // The measured angles of _ctdata.txt, else those of <Name>.ang, else the nominal InitialAngle + v AngularStep.
+  std::vector<double> angles;
+  std::string         anglesFrom;
+  for (const auto & [file, header] :
+       { std::make_pair(folder / "_ctdata.txt", 3), std::make_pair(folder / (name + ".ang"), 1) })
   {
-    angles[v] = start + step * static_cast<double>(v);
+    if (fs::is_regular_file(file))
+    {
+      angles = ReadNikonAngles(file.string(), header, views);
+      anglesFrom = "the second column of " + file.filename().string();
+      break;
+    }
+  }
+  if (angles.empty())
+  {
+    const double start = optional("InitialAngle"), step = number("AngularStep");
+    for (std::size_t v = 0; v < views; ++v)
+    {
+      angles.push_back(start + step * static_cast<double>(v));
+    }
+    anglesFrom = "InitialAngle + v AngularStep";
   }
   angles = Radians(angles, kDegree, options.ReverseRotation);
 
   // Projections <Name>_0001.tif ... <Name>_NNNN.tif next to the .xtekct file.
-  const fs::path        folder = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
   std::vector<fs::path> files;
   for (std::size_t v = 1; v <= views; ++v)
   {
@@ -998,7 +1056,7 @@ MBIRScanReader::ReadXtekCT(const std::string & path, const Options & options)
   const double offsetX = optional("DetectorOffsetX"), offsetY = optional("DetectorOffsetY");
   scan.Geometry =
     MakeGeometry(channels, rows, Pair(du, dv), Pair(-offsetX, -offsetY), angles, sourceDetector, sourceIso);
-  scan.Notes.push_back("angles InitialAngle + v AngularStep in degrees" +
+  scan.Notes.push_back("angles from " + anglesFrom + ", degrees" +
                        std::string(options.ReverseRotation ? ", negated" : "") +
                        "; detector offset -(DetectorOffsetX, DetectorOffsetY) mm");
   if (optional("ObjectOffsetX") != 0.0)

@@ -356,6 +356,26 @@ TEST(ScanFilesXtekCT, RoundTrip)
   EXPECT_FLOAT_EQ(cone->GetDetectorOffset()[1], 0.0);
 }
 
+TEST(ScanFilesXtekCT, MeasuredAngles)
+{
+  // _ctdata.txt (three header lines, then projection number and angle) wins over <Name>.ang, which wins over
+  // InitialAngle and AngularStep.
+  const fs::path folder = xtekScan("xtek-angles");
+  const double   degree = M_PI / 180;
+  writeText(folder / "scan.ang", "Projection\tAngle\n1\t0.5\n2\t90.5\n3\t180.5\n4\t270.5\n");
+  auto angles = [&] {
+    const Reader::Scan scan = Reader::ReadXtekCT((folder / "scan.xtekct").string());
+    return dynamic_cast<const itk::MBIRConeBeamGeometry &>(*scan.Geometry).GetAngles();
+  };
+  expectAngles(angles(), { 0.5 * degree, 90.5 * degree, 180.5 * degree, 270.5 * degree });
+  writeText(folder / "_ctdata.txt", "header\nheader\nheader\n1 0.25 1.0\n2 90.25 1.0\n3 180.25 1.0\n4 270.25 1.0\n");
+  expectAngles(angles(), { 0.25 * degree, 90.25 * degree, 180.25 * degree, 270.25 * degree });
+  writeText(folder / "_ctdata.txt", "header\nheader\nheader\n1 0.25 1.0\n2 90.25 1.0\n");
+  expectFails([&] { angles(); }, { "_ctdata.txt", "2 angles for 4 projections" });
+  writeText(folder / "_ctdata.txt", "header\nheader\nheader\n1 0.25\n2 x\n");
+  expectFails([&] { angles(); }, { "_ctdata.txt", "line 5", "'x' is not a number" });
+}
+
 TEST(ScanFilesXtekCT, MalformedFiles)
 {
   {
