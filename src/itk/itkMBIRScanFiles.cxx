@@ -478,10 +478,12 @@ Exists(hid_t file, const std::string & path)
   return true;
 }
 
-// A numeric dataset: its dimensions and its values converted to T.
-template<typename T>
-std::vector<T>
-ReadDataset(hid_t file, const std::string & fileName, const std::string & path, std::vector<hsize_t> & dims)
+// A numeric dataset read, converted to T, into the memory that `destination(dims)` returns for its
+// dimensions (destination checks them and throws when they do not suit). Read straight into an image, a
+// large stack is held once.
+template<typename T, typename TDestination>
+void
+ReadDatasetInto(hid_t file, const std::string & fileName, const std::string & path, TDestination destination)
 {
   Handle dataset(H5Dopen2(file, path.c_str(), H5P_DEFAULT), H5Dclose);
   if (dataset.get() < 0)
@@ -494,19 +496,37 @@ ReadDataset(hid_t file, const std::string & fileName, const std::string & path, 
   {
     Fail(fileName, path, "does not hold numbers");
   }
-  Handle    space(H5Dget_space(dataset.get()), H5Sclose);
-  const int rank = H5Sget_simple_extent_ndims(space.get());
-  dims.assign(static_cast<std::size_t>(std::max(rank, 0)), 0);
+  Handle               space(H5Dget_space(dataset.get()), H5Sclose);
+  const int            rank = H5Sget_simple_extent_ndims(space.get());
+  std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(rank, 0)), 0);
   if (rank > 0)
   {
     H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
   }
-  std::vector<T> values(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.get())));
-  const hid_t    memoryType = std::is_same_v<T, float> ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-  if (!values.empty() && H5Dread(dataset.get(), memoryType, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
+  T *         values = destination(dims);
+  const hid_t memoryType = std::is_same_v<T, float> ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+  if (H5Sget_simple_extent_npoints(space.get()) > 0 &&
+      H5Dread(dataset.get(), memoryType, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) < 0)
   {
     Fail(fileName, path, "cannot read its values");
   }
+}
+
+// A small numeric dataset: its dimensions and values.
+std::vector<double>
+ReadDataset(hid_t file, const std::string & fileName, const std::string & path, std::vector<hsize_t> & dims)
+{
+  std::vector<double> values;
+  ReadDatasetInto<double>(file, fileName, path, [&](const std::vector<hsize_t> & d) {
+    dims = d;
+    std::size_t n = 1;
+    for (hsize_t e : d)
+    {
+      n *= static_cast<std::size_t>(e);
+    }
+    values.resize(n);
+    return values.data();
+  });
   return values;
 }
 
@@ -859,27 +879,28 @@ MBIRScanReader::ReadDXchange(const std::string & path, const Options & options)
   }
   Scan scan;
   auto readStack = [&](const std::string & dataset, const std::size_t * channelsRows) -> ImageType::Pointer {
-    std::vector<hsize_t>     dims;
-    const std::vector<float> values = ReadDataset<float>(file.get(), path, dataset, dims);
-    if (dims.size() != 3 || dims[0] == 0 || dims[1] == 0 || dims[2] == 0)
-    {
-      std::ostringstream shape;
-      for (std::size_t d = 0; d < dims.size(); ++d)
+    ImageType::Pointer image;
+    ReadDatasetInto<float>(file.get(), path, dataset, [&](const std::vector<hsize_t> & dims) {
+      if (dims.size() != 3 || dims[0] == 0 || dims[1] == 0 || dims[2] == 0)
       {
-        shape << (d ? ", " : "") << dims[d];
+        std::ostringstream shape;
+        for (std::size_t d = 0; d < dims.size(); ++d)
+        {
+          shape << (d ? ", " : "") << dims[d];
+        }
+        Fail(path, dataset, "has shape [" + shape.str() + "]; (frames, rows, channels) expected");
       }
-      Fail(path, dataset, "has shape [" + shape.str() + "]; (frames, rows, channels) expected");
-    }
-    if (channelsRows && (dims[2] != channelsRows[0] || dims[1] != channelsRows[1]))
-    {
-      std::ostringstream text;
-      text << "has frames of " << dims[1] << " rows x " << dims[2] << " channels but /exchange/data has "
-           << channelsRows[1] << " x " << channelsRows[0];
-      Fail(path, dataset, text.str());
-    }
-    // (frames, rows, channels), channels fastest: the memory order of an image [channel, row, frame].
-    ImageType::Pointer image = NewStack(dims[2], dims[1], dims[0]);
-    std::copy(values.begin(), values.end(), image->GetBufferPointer());
+      if (channelsRows && (dims[2] != channelsRows[0] || dims[1] != channelsRows[1]))
+      {
+        std::ostringstream text;
+        text << "has frames of " << dims[1] << " rows x " << dims[2] << " channels but /exchange/data has "
+             << channelsRows[1] << " x " << channelsRows[0];
+        Fail(path, dataset, text.str());
+      }
+      // (frames, rows, channels), channels fastest: the memory order of an image [channel, row, frame].
+      image = NewStack(dims[2], dims[1], dims[0]);
+      return image->GetBufferPointer();
+    });
     return image;
   };
   if (!Exists(file.get(), "/exchange/data"))
@@ -903,7 +924,7 @@ MBIRScanReader::ReadDXchange(const std::string & path, const Options & options)
     Fail(path, "/exchange/theta", "missing (the angle of every projection)");
   }
   std::vector<hsize_t> dims;
-  std::vector<double>  theta = ReadDataset<double>(file.get(), path, "/exchange/theta", dims);
+  std::vector<double>  theta = ReadDataset(file.get(), path, "/exchange/theta", dims);
   if (dims.size() != 1 || theta.size() != size[2])
   {
     Fail(path,
@@ -937,7 +958,7 @@ MBIRScanReader::ReadDXchange(const std::string & path, const Options & options)
                                    single ? detector + "pixel_size" : detector + "y_pixel_size" };
     for (int d = 0; d < 2; ++d)
     {
-      const std::vector<double> values = ReadDataset<double>(file.get(), path, names[d], dims);
+      const std::vector<double> values = ReadDataset(file.get(), path, names[d], dims);
       if (values.empty() || values.size() > 2 || !(values[0] > 0.0) || !(values.back() > 0.0))
       {
         Fail(path, names[d], "must hold one or two positive numbers");
