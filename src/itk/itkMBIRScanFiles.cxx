@@ -307,7 +307,7 @@ Radians(std::vector<double> angles, double unit, bool reverse)
 
 using Json = nlohmann::json;
 
-// Numbers of a JSON array (or a lone number when `lone` allows it).
+// The numbers of a JSON array, or a lone number as a list of one.
 std::vector<double>
 JsonNumbers(const Json & value, const std::string & file, const std::string & key)
 {
@@ -758,7 +758,7 @@ MBIRScanReader::ReadTiffFolder(const std::string & folderName, const std::string
     Fail(file, "pixel_size", "missing (the detector pitch in mm: a number or [channel, row])");
   }
   const std::vector<double> pixel = JsonNumbers(sidecar["pixel_size"], file, "pixel_size");
-  if (pixel.size() > 2 || !(pixel.front() > 0.0) || !(pixel.back() > 0.0))
+  if (pixel.empty() || pixel.size() > 2 || !(pixel.front() > 0.0) || !(pixel.back() > 0.0))
   {
     Fail(file, "pixel_size", "must be one or two positive numbers of mm, got " + sidecar["pixel_size"].dump());
   }

@@ -212,6 +212,8 @@ TEST(ScanFilesTiff, MalformedFiles)
       "spacing": 1})"),
                 { "scan.json", "spacing", "unknown key" });
     expectFails(read("{ not json"), { "scan.json", "not valid JSON" });
+    expectFails(read(R"({"geometry": "parallel", "angles": [0, 1, 2], "angle_unit": "radian", "pixel_size": []})"),
+                { "scan.json", "pixel_size", "one or two positive numbers" });
     writeText(folder / "bad-angles.txt", "0\nninety\n180\n");
     expectFails(read(R"({"geometry": "parallel", "angles_file": "bad-angles.txt", "angle_unit": "degree",
       "pixel_size": 0.2})"),
