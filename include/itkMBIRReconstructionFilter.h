@@ -71,9 +71,15 @@ public:
   /** Larger is sharper: sigma_x = 0.2 * 2^sharpness * a typical recon value (automatic regularisation). */
   itkSetMacro(Sharpness, double);
   itkGetConstMacro(Sharpness, double);
-  /** The assumed signal-to-noise ratio of the projections (dB), which sets sigma_y. */
+  /** The assumed signal-to-noise ratio of the projections (dB), which sets sigma_y (with EstimateNoise, the
+   * least sigma_y: the noise and model mismatch measured in the projections can raise it). */
   itkSetMacro(SNRdB, double);
   itkGetConstMacro(SNRdB, double);
+  /** On (default): sigma_y from the noise and model mismatch measured in the projections, at least the SNRdB
+   * level; off: from SNRdB alone, as MBIRJAX. */
+  itkSetMacro(EstimateNoise, bool);
+  itkGetConstMacro(EstimateNoise, bool);
+  itkBooleanMacro(EstimateNoise);
   /** Off: use SigmaY, SigmaX and SigmaProx as given. */
   itkSetMacro(AutoRegularize, bool);
   itkGetConstMacro(AutoRegularize, bool);
@@ -151,6 +157,7 @@ private:
   double              m_Sharpness{ 1.0 };
   double              m_SNRdB{ 30.0 };
   bool                m_AutoRegularize{ true };
+  bool                m_EstimateNoise{ true };
   double              m_SigmaY{ 1.0 };
   double              m_SigmaX{ 1.0 };
   double              m_SigmaProx{ 1.0 };

@@ -76,6 +76,7 @@ MBIRReconstructionFilter<TInputImage, TOutputImage>::EngineParameters(const mbir
   params.sharpness = static_cast<float>(m_Sharpness);
   params.snrDb = static_cast<float>(m_SNRdB);
   params.autoRegularize = m_AutoRegularize;
+  params.estimateNoise = m_EstimateNoise;
   params.sigmaY = static_cast<float>(m_SigmaY);
   params.sigmaX = static_cast<float>(m_SigmaX);
   params.sigmaProx = static_cast<float>(m_SigmaProx);
@@ -167,6 +168,7 @@ MBIRReconstructionFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & os
   os << indent << "Sharpness: " << m_Sharpness << std::endl
      << indent << "SNRdB: " << m_SNRdB << std::endl
      << indent << "AutoRegularize: " << m_AutoRegularize << std::endl
+     << indent << "EstimateNoise: " << m_EstimateNoise << std::endl
      << indent << "SigmaY: " << m_SigmaY << std::endl
      << indent << "SigmaX: " << m_SigmaX << std::endl
      << indent << "SigmaProx: " << m_SigmaProx << std::endl

@@ -43,7 +43,13 @@ main(int argc, char ** argv)
   cl.required("--output", "FILE", "the volume; any ITK format, chosen by extension (.nrrd, .mha, .tif ...)", output);
   cl.flag("--direct", "the direct recon instead of MBIR (the options below are MBIR's)", direct);
   cl.number("--sharpness", "S", "MBIR: larger is sharper and noisier", sharpness, -100, 100);
-  cl.number("--snr-db", "DB", "MBIR: the assumed signal-to-noise ratio of the projections", snrDb, -100, 300);
+  cl.number("--snr-db",
+            "DB",
+            "MBIR: the assumed signal-to-noise ratio of the projections (default: sigma_y from the noise and model "
+            "mismatch measured in them, at least the 30 dB level)",
+            snrDb,
+            -100,
+            300);
   cl.custom("--weight-type",
             "TYPE",
             "MBIR: weights made from the projections: unweighted, transmission, transmission_root or emission",
@@ -137,6 +143,7 @@ main(int argc, char ** argv)
       }
       filter->SetSharpness(sharpness);
       filter->SetSNRdB(snrDb);
+      filter->SetEstimateNoise(!cl.given("--snr-db")); // an explicit SNR is used as given
       filter->SetWeightType(weightType);
       filter->SetMaxIterations(maxIterations);
       filter->SetStopThresholdChangePercent(stopThreshold);

@@ -24,12 +24,15 @@ public:
 
 struct ReconParams
 {
-  // Regularisation. With autoRegularize, sigmaY, sigmaX and sigmaProx are set from snrDb and sharpness
-  // at the start of every recon; set autoRegularize = false to use the values given here.
+  // Regularisation. With autoRegularize, sigmaY, sigmaX and sigmaProx are set from the sinogram and
+  // sharpness at the start of every recon; set autoRegularize = false to use the values given here.
+  // sigmaY: from snrDb (MBIRJAX's rule) and, with estimateNoise, raised above that when the sinogram shows
+  // detail no voxel model fits (README "Automatic regularisation"); an explicit SNR wants estimateNoise off.
   float sigmaY = 1.0f;
   float sigmaX = 1.0f;
   float sigmaProx = 1.0f;
   bool  autoRegularize = true;
+  bool  estimateNoise = true;
   float snrDb = 30.0f;    // assumed sinogram signal-to-noise ratio [dB]
   float sharpness = 1.0f; // larger is sharper (sigmaX = 0.2 * 2^sharpness * typical recon value)
 
@@ -61,9 +64,11 @@ struct ReconParams
 
 struct RegularizationParams
 {
-  float sigmaY = 1.0f;
-  float sigmaX = 1.0f;
-  float sigmaProx = 1.0f;
+  float       sigmaY = 1.0f;
+  float       sigmaX = 1.0f;
+  float       sigmaProx = 1.0f;
+  float       measuredNoise = 0.0f; // the sinogram noise and mismatch level measured (0: not measured)
+  std::string note;                 // how sigmaY was set, for the log
 };
 
 // One line of the reconstruction log.

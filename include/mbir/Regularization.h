@@ -24,10 +24,13 @@ struct RegularizationInputs
   float         deltaDetChannel = 1.0f;
   float         magnification = 1.0f;
   float         snrDb = 30.0f;
+  bool          estimateNoise = true;
   float         sharpness = 1.0f;
 };
 
-// sigmaY from snrDb and the signal level; sigmaX = sigmaProx = 0.2 * 2^sharpness * typical recon value.
+// sigmaY from snrDb and the signal level (MBIRJAX's rule); with estimateNoise, raised when the sinogram's
+// channel-to-channel variation shows more model mismatch than a voxel model's own data do (a heuristic,
+// Regularization.cpp). sigmaX = sigmaProx = 0.2 * 2^sharpness * typical recon value.
 // Uses the views statisticsSamples() names. weights == nullptr means unweighted.
 RegularizationParams
 autoRegularization(const float * sinogram, const float * weights, const RegularizationInputs & inputs);

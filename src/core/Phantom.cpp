@@ -1,17 +1,13 @@
 #include "mbir/Phantom.h"
 
 #include <cmath>
+#include <iterator>
 
 namespace mbir {
 namespace {
 
-struct Ellipsoid
-{
-  double x0, y0, z0, a, b, c, angleDegrees, intensity;
-};
-
 // Centres and semi-axes in [-1, 1] coordinates; x runs along recon rows, y along columns, z along slices.
-constexpr Ellipsoid kSheppLoganLowDynamicRange[] = {
+const PhantomEllipsoid kSheppLoganLowDynamicRange[] = {
   { 0.0, 0.0, 0.0, 0.69, 0.92, 0.9, 0.0, 1.0 },       { 0.0, 0.0184, 0.0, 0.6624, 0.874, 0.88, 0.0, -0.8 },
   { 0.22, 0.0, 0.0, 0.41, 0.16, 0.21, 108.0, -0.2 },  { -0.22, 0.0, 0.0, 0.31, 0.11, 0.22, 72.0, -0.2 },
   { 0.0, 0.35, 0.0, 0.21, 0.25, 0.5, 0.0, 0.1 },      { 0.0, 0.1, 0.0, 0.046, 0.046, 0.046, 0.0, 0.1 },
@@ -28,12 +24,20 @@ unitCoordinate(int index, int n)
 
 } // namespace
 
+const std::vector<PhantomEllipsoid> &
+sheppLoganLowDynamicRangeEllipsoids()
+{
+  static const std::vector<PhantomEllipsoid> table(std::begin(kSheppLoganLowDynamicRange),
+                                                   std::end(kSheppLoganLowDynamicRange));
+  return table;
+}
+
 std::vector<float>
 sheppLoganLowDynamicRange(const ReconShape & shape)
 {
   std::vector<float> volume(shape.size(), 0.0f);
   const double       pi = std::acos(-1.0);
-  for (const Ellipsoid & e : kSheppLoganLowDynamicRange)
+  for (const PhantomEllipsoid & e : kSheppLoganLowDynamicRange)
   {
     const double cosA = std::cos(e.angleDegrees * pi / 180.0);
     const double sinA = std::sin(e.angleDegrees * pi / 180.0);

@@ -176,6 +176,7 @@ regularizationInputs(const Geometry & geometry, const ReconParams & params)
   in.deltaDetChannel = g.deltaDetChannel;
   in.magnification = magnificationOf(geometry);
   in.snrDb = params.snrDb;
+  in.estimateNoise = params.estimateNoise;
   in.sharpness = params.sharpness;
   return in;
 }
@@ -479,6 +480,8 @@ Reconstructor::solve(const DeviceSinogram & sinogram, // what it allocates, memo
     if (proxInput)
       head << ", proximal prior sigma_prox " << reg.sigmaProx;
     log(head.str());
+    if (!reg.note.empty())
+      log(reg.note);
   }
   const double meanWeight = weights ? weightSum(*weights) / double(sinoShape.size()) : 1.0;
   auto realSize = [&](int d) { return static_cast<std::size_t>(views.valid(d)) * sinoShape.rows * sinoShape.channels; };

@@ -79,7 +79,7 @@ TEST(Reconstructor, SameSeedSameResultAndLogAsData)
   EXPECT_EQ(first.log[1].numSubsets, 4);
   EXPECT_EQ(first.log[2].numSubsets, 16);
   EXPECT_NE(first.logText.find("Iteration 2/3"), std::string::npos) << first.logText;
-  EXPECT_EQ(lines.size(), 2u * 4u); // a header and three iteration lines per recon
+  EXPECT_EQ(lines.size(), 2u * 5u); // a header, how sigma_y was set and three iteration lines per recon
 
   Reconstructor other(specGeometry(24), makeCpuBackend(), params);
   other.params().seed = 43;
@@ -116,6 +116,7 @@ TEST(Reconstructor, ProximalMapFollowsSigmaProx)
   ReconParams params = quiet();
   params.sharpness = 6.0f;
   params.snrDb = 60.0f;
+  params.estimateNoise = false; // sigma_y from the 60 dB alone
   params.maxIterations = 20;
   params.stopThresholdChangePct = 0.01f;
   Reconstructor reconstructor(
@@ -211,10 +212,15 @@ TEST(Reconstructor, AutoRegularizationScales)
 
   Reconstructor other(specGeometry(32), makeCpuBackend(), quiet());
   other.params().sharpness = 2.0f;
+  other.params().estimateNoise = false; // sigma_y from snr_db alone (MBIRJAX's rule)
+  const RegularizationParams assumed30 = other.regularization(ArrayView3(sino, s));
+  EXPECT_NEAR(assumed30.sigmaX, 2.0f * base.sigmaX, 1e-5f * base.sigmaX);
+  EXPECT_GE(base.sigmaY, assumed30.sigmaY); // the measured level only ever raises sigma_y above snr_db's
+  EXPECT_GT(base.measuredNoise, 0.0f);
+  EXPECT_EQ(assumed30.measuredNoise, 0.0f);
   other.params().snrDb = 50.0f;
   const RegularizationParams changed = other.regularization(ArrayView3(sino, s));
-  EXPECT_NEAR(changed.sigmaX, 2.0f * base.sigmaX, 1e-5f * base.sigmaX);
-  EXPECT_NEAR(changed.sigmaY, 0.1f * base.sigmaY, 1e-5f * base.sigmaY);
+  EXPECT_NEAR(changed.sigmaY, 0.1f * assumed30.sigmaY, 1e-5f * assumed30.sigmaY);
 
   other.params().autoRegularize = false;
   other.params().sigmaY = 3.0f;

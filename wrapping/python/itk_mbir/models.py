@@ -42,8 +42,9 @@ class TomographyModel:
 
     Parameters of set_params / get_params are the geometry's (help(model.geometry)) and the reconstruction's:
     sharpness, snr_db, positivity, p, q, T, qggmrf_nbr_wts, max_iterations, stop_threshold_change_pct,
-    granularity, partition_sequence, max_overrelaxation, auto_regularize, sigma_y, sigma_x, sigma_prox,
-    verbose (0 quiet, 1 a log line per iteration), seed; and use_gpu ("automatic", "full", "none").
+    granularity, partition_sequence, max_overrelaxation, auto_regularize, estimate_noise (on by default: sigma_y
+    may rise above the snr_db level when the data show detail no voxel model fits; an explicit snr_db turns it
+    off unless estimate_noise=True is passed too), sigma_y, sigma_x, sigma_prox, verbose (0 quiet, 1 a log line per iteration), seed; and use_gpu ("automatic", "full", "none").
     """
 
     def __init__(self, geometry: Geometry, devices: DeviceChoice = None, use_gpu: Optional[str] = None):

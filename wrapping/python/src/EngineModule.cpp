@@ -84,7 +84,7 @@ requireAllUsed(const nb::dict & values, const std::set<std::string> & used, cons
 
 const char * const kReconKeys = "sharpness, snr_db, positivity, p, q, T, qggmrf_nbr_wts, max_iterations, "
                                 "stop_threshold_change_pct, granularity, partition_sequence, max_overrelaxation, "
-                                "auto_regularize, sigma_y, sigma_x, sigma_prox, verbose, seed";
+                                "auto_regularize, estimate_noise, sigma_y, sigma_x, sigma_prox, verbose, seed";
 
 ReconParams
 reconParams(const Geometry & geometry, const nb::dict & values)
@@ -93,6 +93,8 @@ reconParams(const Geometry & geometry, const nb::dict & values)
   std::set<std::string> used;
   p.sharpness = take(values, "sharpness", p.sharpness, used);
   p.snrDb = take(values, "snr_db", p.snrDb, used);
+  // An explicit snr_db sets sigma_y as in MBIRJAX, unless estimate_noise is asked for too.
+  p.estimateNoise = take(values, "estimate_noise", values.contains("snr_db") ? false : p.estimateNoise, used);
   p.positivity = take(values, "positivity", p.positivity, used);
   p.p = take(values, "p", p.p, used);
   p.q = take(values, "q", p.q, used);
@@ -130,6 +132,7 @@ reconParamsDict(const ReconParams & p)
   d["partition_sequence"] = p.partitionSequence;
   d["max_overrelaxation"] = p.maxOverrelaxation;
   d["auto_regularize"] = p.autoRegularize;
+  d["estimate_noise"] = p.estimateNoise;
   d["sigma_y"] = p.sigmaY;
   d["sigma_x"] = p.sigmaX;
   d["sigma_prox"] = p.sigmaProx;
@@ -190,6 +193,8 @@ reportDict(const ReconReport & report)
   d["sigma_y"] = report.regularization.sigmaY;
   d["sigma_x"] = report.regularization.sigmaX;
   d["sigma_prox"] = report.regularization.sigmaProx;
+  d["measured_noise"] = report.regularization.measuredNoise;
+  d["sigma_y_note"] = report.regularization.note;
   d["log_text"] = report.logText;
   d["stopped_on_threshold"] = report.stoppedOnThreshold;
   return d;
