@@ -32,7 +32,8 @@ median(std::vector<float> values)
 // projections of a voxel phantom by our own model show a mismatch up to about 1.2 x the snr_db 30 level with
 // 128 channels, but 1.8 x with 64, as do exact line integrals through Shepp-Logan's ellipsoids; what tells
 // them apart there is the mismatch against the noise (about 1 for the voxel scans with 30 dB noise, 1.45
-// for the analytic ones). The analytic scans need about 3 x the snr_db 30 sigma_y to beat the direct recon.
+// for the analytic ones), but not when the noise is low: such voxel scans are raised too, and lose. The
+// analytic scans need about 3 x the snr_db 30 sigma_y to beat the direct recon.
 constexpr double kVoxelMismatch = 1.3;        // mismatch / snr_db level that a voxel model's data reach
 constexpr double kVoxelMismatchToNoise = 1.2; // mismatch / noise that voxel-model scans with noise reach
 constexpr double kMismatchGain = 3.5;

@@ -135,7 +135,7 @@ main(int argc, char ** argv)
     const Reconstructor      projector(g, makeCpuBackend(), quiet);
     const std::vector<float> phantom = sheppLoganLowDynamicRange(g.reconShape);
     std::vector<float>       sino = projector.forwardProject(phantom);
-    const char * snr = std::getenv("MBIR_STUDY_SNR_DB");
+    const char *             snr = std::getenv("MBIR_STUDY_SNR_DB");
     if (which != "spec")
       test::addGaussianNoise(sino, snr ? std::atof(snr) : 30.0, 1);
     study(g, sino, phantom, sweep);
