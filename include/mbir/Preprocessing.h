@@ -93,7 +93,7 @@ struct CenterEstimate
 {
   double      channels = 0.0;         // det_channel_offset in channels (positive: towards larger channels)
   double      detChannelOffset = 0.0; // the same in ALU (channels * delta_det_channel)
-  std::string method;                 // "opposed views" or "direct-recon sharpness"
+  std::string method;                 // "opposed views", "projection centroids" or "direct-recon sharpness"
   bool        tiltMeasured = false;
   double      tiltDegrees = 0.0; // in-plane detector tilt: the axis image moves towards larger channels at
                                  // larger rows for a positive tilt
@@ -108,11 +108,17 @@ struct CenterParams
   bool   estimateTilt = true;    // opposed views only: search the tilt in [-2, 2] degrees
 };
 
-// Estimates det_channel_offset (and, from opposed views, the tilt). Scans with an opposed view (angle + pi)
-// for most views of a parallel-beam geometry use opposed views: each opposed view mirrored is the view
-// shifted by twice the offset; the shift minimising the squared difference, refined by a parabola through
-// the three best integer shifts. Otherwise: the offset minimising the total variation of direct recons of
-// a few rows. The geometry's own det_channel_offset is ignored; weights (optional) mask bad entries.
+// Estimates det_channel_offset (and, from opposed views, the tilt), by the first method that applies:
+//  - "opposed views" (parallel beam, most views have one at angle + pi, e.g. a full turn): each opposed view
+//    mirrored is the view shifted by twice the offset; the shift minimising the mean squared difference,
+//    refined by a parabola through the three best integer shifts. The tilt: the in-plane rotation in
+//    [-2, 2] degrees (steps of 0.25, then a parabola) that makes the opposed views match best.
+//  - "projection centroids" (parallel beam, e.g. a half turn, no truncated view): the centroid of each view
+//    is offset + a cos(theta) + b sin(theta); a least-squares fit.
+//  - "direct-recon sharpness" (any geometry): direct recons (a few rows for parallel beam) over candidate
+//    offsets, a grid then a golden-section search; a full turn maximises the recon's energy, a half turn
+//    minimises its total variation (less accurate: a few tenths of a channel).
+// The geometry's own det_channel_offset is ignored; weights (optional) mask bad entries for opposed views.
 CenterEstimate
 estimateRotationCenter(const Geometry &     geometry,
                        ArrayView3           sinogram,

@@ -12,6 +12,7 @@
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
 
 namespace mbir {
 
@@ -214,10 +215,10 @@ preprocessTransmission(ArrayView3 counts, const FieldImages & fields, const Prep
     if (2 * nonFinitePerCell[i] >= s.views)
       result.badCells[i] |= BadCellNonFinite;
 
-  // Dead and hot cells: per cell, the median over views of (value - the median of the two channels either
-  // side in the same row). Channels only: detector rows can be far apart in the object (parallel-beam rows
-  // are slices). Two passes: the second ignores the cells the first flagged, so that a defect does not
-  // make its neighbours look defective too.
+  // Dead and hot cells: per cell, the median over views of (value - the median of the channels either
+  // side in the same row: three each side). Channels only: detector rows can be far apart in the object (parallel-beam
+  // rows are slices). Two passes: the second ignores the cells the first flagged, so that a defect does not make its
+  // neighbours look defective too.
   if (params.detectBadPixels && s.channels >= 5)
   {
     const int                       step = std::max(1, s.views / 64); // ~64 views suffice for a median
@@ -243,17 +244,23 @@ preprocessTransmission(ArrayView3 counts, const FieldImages & fields, const Prep
             const std::size_t base = static_cast<std::size_t>(v) * cells;
             if (entryBad[base + i])
               continue;
-            neighbours.clear();
-            for (int dc : { -2, -1, 1, 2 })
+            // Cells flagged by the first pass are left out, unless too few neighbours would remain.
+            for (const std::uint8_t * skip : { static_cast<const std::uint8_t *>(flagged.data()), known.data() })
             {
-              const int cc = c + dc;
-              if (cc < 0 || cc >= s.channels)
-                continue;
-              const std::size_t j = static_cast<std::size_t>(i) + dc;
-              if (flagged[j] == 0 && entryBad[base + j] == 0)
-                neighbours.push_back(sino[base + j]);
+              neighbours.clear();
+              for (int dc : { -3, -2, -1, 1, 2, 3 })
+              {
+                const int cc = c + dc;
+                if (cc < 0 || cc >= s.channels)
+                  continue;
+                const std::size_t j = static_cast<std::size_t>(i) + dc;
+                if (skip[j] == 0 && entryBad[base + j] == 0)
+                  neighbours.push_back(sino[base + j]);
+              }
+              if (neighbours.size() >= 3)
+                break;
             }
-            if (neighbours.size() >= 2)
+            if (neighbours.size() >= 3)
               residuals.push_back(sino[base + i] - medianOf(neighbours));
           }
           if (!residuals.empty())
@@ -590,6 +597,82 @@ estimateRotationCenter(const Geometry & geometry, ArrayView3 sinogram, ArrayView
       pairs.clear();
   }
 
+  // Parallel beam without opposed views: each view's centroid (over rows and channels) is the projection of the
+  // object's centre of mass, c(theta) = offset + a cos(theta) + b sin(theta) (in channels); a least-squares fit
+  // gives the offset. Usable when no view is truncated (the edges are in air).
+  struct
+  {
+    bool   usable = false;
+    double channels = 0.0, residual = 0.0;
+  } centroid;
+  if (const auto * parallel = std::get_if<ParallelBeamGeometry>(&geometry); parallel && pairs.empty())
+  {
+    std::vector<double> position(s.views), mass(s.views);
+    double              edge = 0.0, total = 0.0;
+    for (int v = 0; v < s.views; ++v)
+    {
+      double m0 = 0.0, m1 = 0.0;
+      for (int r = 0; r < s.rows; ++r)
+      {
+        const float * p =
+          sinogram.data + static_cast<std::size_t>(v) * cells + static_cast<std::size_t>(r) * s.channels;
+        for (int c = 0; c < s.channels; ++c)
+        {
+          m0 += p[c];
+          m1 += (c - (s.channels - 1) / 2.0) * p[c];
+        }
+        edge += std::fabs(p[0]) + std::fabs(p[s.channels - 1]);
+      }
+      total += std::fabs(m0);
+      mass[v] = m0;
+      position[v] = m0 != 0.0 ? m1 / m0 : 0.0;
+    }
+    // The edge channels in air (no truncated view): their mean magnitude under 5 % of the mean line integral.
+    const bool inAir =
+      edge / (2.0 * s.views * s.rows) < 0.05 * total / (static_cast<double>(s.views) * s.rows * s.channels);
+    double a[3][3] = {}, b[3] = {};
+    for (int v = 0; v < s.views; ++v)
+    {
+      const double f[3] = { 1.0, std::cos(parallel->angles[v]), std::sin(parallel->angles[v]) };
+      for (int i = 0; i < 3; ++i)
+      {
+        b[i] += f[i] * position[v];
+        for (int j = 0; j < 3; ++j)
+          a[i][j] += f[i] * f[j];
+      }
+    }
+    // Cramer's rule on the 3 x 3 normal equations.
+    auto det = [](const double m[3][3]) {
+      return m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+             m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    };
+    const double d = det(a);
+    if (std::fabs(d) > 1e-9 * std::pow(static_cast<double>(s.views), 3) && total > 0.0)
+    {
+      double x[3];
+      for (int k = 0; k < 3; ++k)
+      {
+        double m[3][3];
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j)
+            m[i][j] = j == k ? b[i] : a[i][j];
+        x[k] = det(m) / d;
+      }
+      double squares = 0.0;
+      for (int v = 0; v < s.views; ++v)
+      {
+        const double e =
+          position[v] - x[0] - x[1] * std::cos(parallel->angles[v]) - x[2] * std::sin(parallel->angles[v]);
+        squares += e * e;
+      }
+      centroid.channels = x[0];
+      centroid.residual = std::sqrt(squares / s.views);
+      centroid.usable = inAir && centroid.residual < 0.5;
+      if (!inAir)
+        estimate.notes.push_back("centroids not used: the detector edges are not in air (truncated views)");
+    }
+  }
+
   if (!pairs.empty())
   {
     estimate.method = "opposed views";
@@ -649,15 +732,29 @@ estimateRotationCenter(const Geometry & geometry, ArrayView3 sinogram, ArrayView
         estimate.notes.push_back("tilt: not measurable within +-2 degrees");
     }
   }
+  else if (centroid.usable && !params.forceSharpness)
+  {
+    estimate.method = "projection centroids";
+    estimate.channels = centroid.channels;
+    estimate.notes.push_back("centroids of " + std::to_string(s.views) +
+                             " views fitted by a sinusoid about the axis (residual " + fixed(centroid.residual, 3) +
+                             " channels rms)");
+  }
   else
   {
     estimate.method = "direct-recon sharpness";
-    // A coarse start from the pair of views nearest to opposed (e.g. the first and last of a half turn).
+    // A coarse start from the projection centroids, or the pair of views nearest to opposed (e.g. the first
+    // and last of a half turn).
     double start = 0.0, window = range;
     if (const auto * parallel = std::get_if<ParallelBeamGeometry>(&geometry))
     {
+      std::vector<float> sorted(parallel->angles);
+      std::sort(sorted.begin(), sorted.end());
+      std::vector<float> steps;
+      for (std::size_t k = 1; k < sorted.size(); ++k)
+        steps.push_back(sorted[k] - sorted[k - 1]);
       int    bi = -1, bj = -1;
-      double bestGap = 3.0 * M_PI / 180.0;
+      double bestGap = std::max(3.0 * M_PI / 180.0, steps.empty() ? 0.0 : 1.5 * medianOf(steps));
       for (int i = 0; i < s.views; ++i)
         for (int j = i + 1; j < s.views; ++j)
         {
@@ -670,7 +767,13 @@ estimateRotationCenter(const Geometry & geometry, ArrayView3 sinogram, ArrayView
             bj = j;
           }
         }
-      if (bi >= 0)
+      if (centroid.usable)
+      {
+        start = centroid.channels;
+        window = 3.0;
+        estimate.notes.push_back("start " + fixed(start, 2) + " channels from the projection centroids");
+      }
+      else if (bi >= 0)
       {
         const int                 maxShift = std::min(s.channels - 2, static_cast<int>(std::ceil(2 * range)) + 1);
         const std::vector<double> curve = opposedViewCurve(
@@ -706,6 +809,22 @@ estimateRotationCenter(const Geometry & geometry, ArrayView3 sinogram, ArrayView
     }
     else
       estimate.notes.push_back("direct recons of the whole geometry per candidate");
+    // A full turn: a wrong offset doubles every edge, which lowers the recon's energy (maximised). A half
+    // turn keeps the energy (each view is only shifted), so the total variation is minimised instead.
+    bool fullTurn = false;
+    std::visit(
+      [&](const auto & g) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(g)>, ParallelBeamGeometry> ||
+                      std::is_same_v<std::decay_t<decltype(g)>, ConeBeamGeometry>)
+        {
+          if (!g.angles.empty())
+          {
+            const auto [lo, hi] = std::minmax_element(g.angles.begin(), g.angles.end());
+            fullTurn = (*hi - *lo) * s.views / std::max(1, s.views - 1) > 1.9 * M_PI;
+          }
+        }
+      },
+      geometry);
     const auto device = makeCpuBackend();
     int        evaluations = 0;
     auto       cost = [&](double channels) {
@@ -714,7 +833,13 @@ estimateRotationCenter(const Geometry & geometry, ArrayView3 sinogram, ArrayView
       quiet.verbose = 0;
       const Reconstructor reconstructor(trial, device, quiet);
       ++evaluations;
-      return totalVariation(reconstructor.directRecon(view), reconShapeOf(trial));
+      const std::vector<float> recon = reconstructor.directRecon(view);
+      if (!fullTurn)
+        return totalVariation(recon, reconShapeOf(trial));
+      double energy = 0.0;
+      for (float x : recon)
+        energy += static_cast<double>(x) * x;
+      return -energy;
     };
     const double step = std::max(0.5, window / 16.0);
     double       best = start, bestCost = std::numeric_limits<double>::max();
@@ -752,7 +877,8 @@ estimateRotationCenter(const Geometry & geometry, ArrayView3 sinogram, ArrayView
       }
     }
     estimate.channels = 0.5 * (a + b);
-    estimate.notes.push_back(std::to_string(evaluations) + " candidates, total variation minimised");
+    estimate.notes.push_back(std::to_string(evaluations) + " candidates, " +
+                             (fullTurn ? "energy maximised (full turn)" : "total variation minimised (half turn)"));
   }
   estimate.detChannelOffset = estimate.channels * pitch;
   return estimate;
