@@ -208,9 +208,12 @@ preprocessTransmission(ArrayView3 counts, const FieldImages & fields, const Prep
         result.sinogram[k] = std::isfinite(transmission) ? -std::log(transmission) : 0.0f;
     }
   }
-  for (int v = 0; v < s.views; ++v)
-    for (std::size_t i = 0; i < cells; ++i)
-      nonFinitePerCell[i] += !std::isfinite(counts.data[static_cast<std::size_t>(v) * cells + i]);
+  if (nonFiniteEntries > 0)
+  {
+    for (int v = 0; v < s.views; ++v)
+      for (std::size_t i = 0; i < cells; ++i)
+        nonFinitePerCell[i] += !std::isfinite(counts.data[static_cast<std::size_t>(v) * cells + i]);
+  }
   for (std::size_t i = 0; i < cells; ++i)
     if (2 * nonFinitePerCell[i] >= s.views)
       result.badCells[i] |= BadCellNonFinite;
@@ -221,50 +224,72 @@ preprocessTransmission(ArrayView3 counts, const FieldImages & fields, const Prep
   // neighbours look defective too.
   if (params.detectBadPixels && s.channels >= 5)
   {
-    const int                       step = std::max(1, s.views / 64); // ~64 views suffice for a median
-    const std::vector<std::uint8_t> known = result.badCells;          // flat and non-finite cells
+    const int                       step = std::max(1, (s.views + 31) / 32); // ~32 views suffice for a median
+    const std::vector<std::uint8_t> known = result.badCells;                 // flat and non-finite cells
     std::vector<std::uint8_t>       flagged = known;
+    std::vector<std::uint8_t>       redo(cells, 1); // the cells whose deviation a pass computes
+    std::vector<float>              deviation(cells, std::numeric_limits<float>::quiet_NaN());
     float                           centre = 0.0f, spread = 0.0f, limit = 0.0f;
     for (int pass = 0; pass < 2; ++pass)
     {
-      std::vector<float> deviation(cells, std::numeric_limits<float>::quiet_NaN());
-      const auto &       sino = result.sinogram;
+      const auto & sino = result.sinogram;
+      // Row by row, views outer and channels inner, so that memory is read in order.
 #pragma omp parallel
       {
-        std::vector<float> residuals, neighbours;
-#pragma omp for schedule(static)
-        for (std::int64_t i = 0; i < static_cast<std::int64_t>(cells); ++i)
+        std::vector<float> buffer, residuals;
+#pragma omp for schedule(dynamic)
+        for (std::int64_t r = 0; r < s.rows; ++r)
         {
-          if (known[i] != 0)
+          const std::size_t row = static_cast<std::size_t>(r) * s.channels;
+          const int         sampled = (s.views + step - 1) / step;
+          buffer.assign(static_cast<std::size_t>(sampled) * s.channels, std::numeric_limits<float>::quiet_NaN());
+          bool any = false;
+          for (int c = 0; c < s.channels; ++c)
+            any = any || (known[row + c] == 0 && redo[row + c]);
+          if (!any)
             continue;
-          const int c = static_cast<int>(i % s.channels);
-          residuals.clear();
-          for (int v = 0; v < s.views; v += step)
+          for (int k = 0; k < sampled; ++k)
           {
-            const std::size_t base = static_cast<std::size_t>(v) * cells;
-            if (entryBad[base + i])
-              continue;
-            // Cells flagged by the first pass are left out, unless too few neighbours would remain.
-            for (const std::uint8_t * skip : { static_cast<const std::uint8_t *>(flagged.data()), known.data() })
+            const std::size_t base = static_cast<std::size_t>(k * step) * cells + row;
+            for (int c = 0; c < s.channels; ++c)
             {
-              neighbours.clear();
-              for (int dc : { -3, -2, -1, 1, 2, 3 })
+              if (known[row + c] != 0 || !redo[row + c] || entryBad[base + c])
+                continue;
+              // Cells flagged by the first pass are left out, unless too few neighbours would remain.
+              float neighbours[6];
+              int   n = 0;
+              for (const std::uint8_t * skip : { static_cast<const std::uint8_t *>(flagged.data()), known.data() })
               {
-                const int cc = c + dc;
-                if (cc < 0 || cc >= s.channels)
-                  continue;
-                const std::size_t j = static_cast<std::size_t>(i) + dc;
-                if (skip[j] == 0 && entryBad[base + j] == 0)
-                  neighbours.push_back(sino[base + j]);
+                n = 0;
+                for (int dc : { -3, -2, -1, 1, 2, 3 })
+                {
+                  const int cc = c + dc;
+                  if (cc >= 0 && cc < s.channels && skip[row + cc] == 0 && entryBad[base + cc] == 0)
+                    neighbours[n++] = sino[base + cc];
+                }
+                if (n >= 3)
+                  break;
               }
-              if (neighbours.size() >= 3)
-                break;
+              if (n < 3)
+                continue;
+              std::sort(neighbours, neighbours + n);
+              const float median = n % 2 ? neighbours[n / 2] : 0.5f * (neighbours[n / 2 - 1] + neighbours[n / 2]);
+              buffer[static_cast<std::size_t>(c) * sampled + k] = sino[base + c] - median;
             }
-            if (neighbours.size() >= 3)
-              residuals.push_back(sino[base + i] - medianOf(neighbours));
           }
-          if (!residuals.empty())
-            deviation[i] = medianOf(residuals);
+          for (int c = 0; c < s.channels; ++c)
+          {
+            if (known[row + c] != 0 || !redo[row + c])
+              continue;
+            residuals.clear();
+            for (int k = 0; k < sampled; ++k)
+            {
+              const float value = buffer[static_cast<std::size_t>(c) * sampled + k];
+              if (!std::isnan(value))
+                residuals.push_back(value);
+            }
+            deviation[row + c] = residuals.empty() ? std::numeric_limits<float>::quiet_NaN() : medianOf(residuals);
+          }
         }
       }
       if (pass == 0)
@@ -286,6 +311,16 @@ preprocessTransmission(ArrayView3 counts, const FieldImages & fields, const Prep
       for (std::size_t i = 0; i < cells; ++i)
         if (std::isfinite(deviation[i]) && std::fabs(deviation[i] - centre) > limit)
           flagged[i] |= deviation[i] > centre ? BadCellDead : BadCellHot;
+      // The second pass recomputes only the cells within 3 channels of a flagged one.
+      std::fill(redo.begin(), redo.end(), 0);
+      for (std::size_t i = 0; i < cells; ++i)
+        if (flagged[i] != 0 && known[i] == 0)
+        {
+          const int c = static_cast<int>(i % s.channels);
+          for (int dc = -3; dc <= 3; ++dc)
+            if (c + dc >= 0 && c + dc < s.channels)
+              redo[i + dc] = 1;
+        }
     }
     result.badCells = flagged;
     result.notes.push_back("bad cells: |median deviation from neighbours| > " + fixed(limit, 4) + " (robust spread " +
@@ -301,8 +336,12 @@ preprocessTransmission(ArrayView3 counts, const FieldImages & fields, const Prep
   result.numSaturated = saturated;
   result.numClamped = clamped;
   std::size_t badEntries = 0;
-  for (std::size_t k = 0; k < n; ++k)
-    badEntries += entryBad[k] != 0 && result.badCells[k % cells] == 0;
+  if (nonFiniteEntries + saturated > 0)
+  {
+    for (int v = 0; v < s.views; ++v)
+      for (std::size_t i = 0; i < cells; ++i)
+        badEntries += entryBad[static_cast<std::size_t>(v) * cells + i] != 0 && result.badCells[i] == 0;
+  }
   result.numBadEntries = badEntries;
 
   interpolateBad(result.sinogram, entryBad, result.badCells, s);
@@ -359,16 +398,18 @@ preprocessTransmission(ArrayView3 counts, const FieldImages & fields, const Prep
   {
     std::vector<double> sum(cells, 0.0);
     std::vector<int>    count(cells, 0);
-    for (int v = 0; v < s.views; ++v)
-      for (std::size_t i = 0; i < cells; ++i)
-      {
-        const std::size_t k = static_cast<std::size_t>(v) * cells + i;
-        if (goodEntry(k))
+#pragma omp parallel for schedule(static)
+    for (std::int64_t r = 0; r < s.rows; ++r)
+      for (int v = 0; v < s.views; ++v)
+        for (std::size_t i = r * s.channels; i < static_cast<std::size_t>(r + 1) * s.channels; ++i)
         {
-          sum[i] += result.sinogram[k];
-          ++count[i];
+          const std::size_t k = static_cast<std::size_t>(v) * cells + i;
+          if (entryBad[k] == 0 && result.badCells[i] == 0)
+          {
+            sum[i] += result.sinogram[k];
+            ++count[i];
+          }
         }
-      }
     std::vector<float> correction(cells, 0.0f);
     const int          half = params.ringWidth / 2;
 #pragma omp parallel
@@ -413,7 +454,7 @@ preprocessTransmission(ArrayView3 counts, const FieldImages & fields, const Prep
     const std::size_t  base = static_cast<std::size_t>(v) * cells;
     std::vector<float> w = generateWeights(result.sinogram.data() + base, cells, params.weightType);
     for (std::size_t i = 0; i < cells; ++i)
-      result.weights[base + i] = goodEntry(base + i) ? w[i] : 0.0f;
+      result.weights[base + i] = entryBad[base + i] == 0 && result.badCells[i] == 0 ? w[i] : 0.0f;
   }
 
   std::ostringstream line;
@@ -491,6 +532,38 @@ totalVariation(const std::vector<float> & recon, const ReconShape & shape)
           tv += std::fabs(recon[idx + shape.slices] - recon[idx]);
       }
   return tv;
+}
+
+// Row r of a projection (rows, channels) rotated in-plane by `degrees` about the detector centre (bilinear,
+// edges clamped): out(c, r) = in at the tilted position of (c, r).
+void
+rotateRow(const float * in,
+          int           rows,
+          int           channels,
+          double        degrees,
+          double        channelPitch,
+          double        rowPitch,
+          int           r,
+          float *       out)
+{
+  const double phi = degrees * M_PI / 180.0, cs = std::cos(phi), sn = std::sin(phi);
+  const double cc = (channels - 1) / 2.0, rc = (rows - 1) / 2.0;
+  for (int c = 0; c < channels; ++c)
+  {
+    const double x = (c - cc) * channelPitch, y = (r - rc) * rowPitch;
+    const double sc = (x * cs + y * sn) / channelPitch + cc, sr = (-x * sn + y * cs) / rowPitch + rc;
+    const double c0 = std::floor(sc), r0 = std::floor(sr);
+    const double fc = sc - c0, fr = sr - r0;
+    double       value = 0.0;
+    for (int dr = 0; dr < 2; ++dr)
+      for (int dc = 0; dc < 2; ++dc)
+      {
+        const int ic = std::clamp(static_cast<int>(c0) + dc, 0, channels - 1);
+        const int ir = std::clamp(static_cast<int>(r0) + dr, 0, rows - 1);
+        value += (dc ? fc : 1 - fc) * (dr ? fr : 1 - fr) * in[static_cast<std::size_t>(ir) * channels + ic];
+      }
+    out[c] = static_cast<float>(value);
+  }
 }
 
 // The mean squared difference between view i shifted by `shift` channels and view j mirrored, over the given
@@ -699,21 +772,35 @@ estimateRotationCenter(const Geometry & geometry, ArrayView3 sinogram, ArrayView
         views.push_back(i);
         views.push_back(j);
       }
-      std::vector<float> compact(views.size() * cells);
-      for (std::size_t k = 0; k < views.size(); ++k)
-        std::copy_n(sinogram.data + static_cast<std::size_t>(views[k]) * cells, cells, compact.begin() + k * cells);
+      const std::vector<int>           innerRows = signalRows(sinogram, 32, 0.7);
+      const int                        nr = static_cast<int>(innerRows.size());
       std::vector<std::pair<int, int>> compactPairs;
+      std::vector<int>                 allRows(nr);
       for (std::size_t k = 0; k < used.size(); ++k)
         compactPairs.emplace_back(static_cast<int>(2 * k), static_cast<int>(2 * k + 1));
-      const SinogramShape    cs{ static_cast<int>(views.size()), s.rows, s.channels };
-      const std::vector<int> innerRows = signalRows(sinogram, 32, 0.7);
-      const int              centre = static_cast<int>(std::lround(2 * estimate.channels));
-      const double           rowPitch = detectorAndGridOf(geometry).deltaDetRow;
-      auto                   cost = [&](double degrees) {
-        const std::vector<float> rotated =
-          correctDetectorTilt(ArrayView3(compact.data(), { cs.views, cs.rows, cs.channels }), degrees, pitch, rowPitch);
+      for (int k = 0; k < nr; ++k)
+        allRows[k] = k;
+      const SinogramShape cs{ static_cast<int>(views.size()), nr, s.channels };
+      const int           centre = static_cast<int>(std::lround(2 * estimate.channels));
+      const double        rowPitch = detectorAndGridOf(geometry).deltaDetRow;
+      std::vector<float>  rotated(static_cast<std::size_t>(cs.views) * nr * s.channels);
+      auto                cost = [&](double degrees) {
+      // Only the rows compared are rotated.
+#pragma omp parallel for schedule(static)
+        for (std::int64_t vk = 0; vk < static_cast<std::int64_t>(cs.views) * nr; ++vk)
+        {
+          const int v = static_cast<int>(vk / nr), k = static_cast<int>(vk % nr);
+          rotateRow(sinogram.data + static_cast<std::size_t>(views[v]) * cells,
+                    s.rows,
+                    s.channels,
+                    degrees,
+                    pitch,
+                    rowPitch,
+                    innerRows[k],
+                    rotated.data() + static_cast<std::size_t>(vk) * s.channels);
+        }
         const std::vector<double> c =
-          opposedViewCurve(rotated.data(), nullptr, cs, compactPairs, innerRows, centre - 3, centre + 3);
+          opposedViewCurve(rotated.data(), nullptr, cs, compactPairs, allRows, centre - 3, centre + 3);
         const int    best = static_cast<int>(std::min_element(c.begin() + 1, c.end() - 1) - c.begin());
         const double x = parabolaVertex(c[best - 1], c[best], c[best + 1]);
         return c[best] - 0.25 * (c[best - 1] - c[best + 1]) * x; // the parabola's value at its vertex
@@ -890,32 +977,20 @@ correctDetectorTilt(ArrayView3 sinogram, double degrees, double channelPitch, do
   if (sinogram.empty() || !sinogram.onHost())
     throw std::invalid_argument("tilt correction: the sinogram must be given in host memory");
   const int          views = sinogram.shape[0], rows = sinogram.shape[1], channels = sinogram.shape[2];
-  const double       phi = degrees * M_PI / 180.0, cs = std::cos(phi), sn = std::sin(phi);
-  const double       cc = (channels - 1) / 2.0, rc = (rows - 1) / 2.0;
-  std::vector<float> out(sinogram.size());
   const std::size_t  cells = static_cast<std::size_t>(rows) * channels;
+  std::vector<float> out(sinogram.size());
 #pragma omp parallel for schedule(static)
   for (std::int64_t vr = 0; vr < static_cast<std::int64_t>(views) * rows; ++vr)
   {
-    const int     v = static_cast<int>(vr / rows), r = static_cast<int>(vr % rows);
-    const float * in = sinogram.data + static_cast<std::size_t>(v) * cells;
-    for (int c = 0; c < channels; ++c)
-    {
-      // Where the content of (c, r) of the untilted detector lies on the tilted one, in pitch units.
-      const double x = (c - cc) * channelPitch, y = (r - rc) * rowPitch;
-      const double sc = (x * cs + y * sn) / channelPitch + cc, sr = (-x * sn + y * cs) / rowPitch + rc;
-      const double c0 = std::floor(sc), r0 = std::floor(sr);
-      const double fc = sc - c0, fr = sr - r0;
-      double       value = 0.0;
-      for (int dr = 0; dr < 2; ++dr)
-        for (int dc = 0; dc < 2; ++dc)
-        {
-          const int ic = std::clamp(static_cast<int>(c0) + dc, 0, channels - 1);
-          const int ir = std::clamp(static_cast<int>(r0) + dr, 0, rows - 1);
-          value += (dc ? fc : 1 - fc) * (dr ? fr : 1 - fr) * in[static_cast<std::size_t>(ir) * channels + ic];
-        }
-      out[static_cast<std::size_t>(vr) * channels + c] = static_cast<float>(value);
-    }
+    const int v = static_cast<int>(vr / rows), r = static_cast<int>(vr % rows);
+    rotateRow(sinogram.data + static_cast<std::size_t>(v) * cells,
+              rows,
+              channels,
+              degrees,
+              channelPitch,
+              rowPitch,
+              r,
+              out.data() + static_cast<std::size_t>(vr) * channels);
   }
   return out;
 }
