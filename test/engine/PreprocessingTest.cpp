@@ -311,6 +311,20 @@ TEST(Preprocessing, WithoutFieldsAndErrors)
   EXPECT_EQ(r.numClamped, 2u);
   EXPECT_NEAR(r.weights[0], 0.5, 1e-6);
 
+  // Saturated counts: weight 0, the value interpolated from the row.
+  std::vector<float> counts(s.size(), 500.0f);
+  counts[25] = 4095.0f;
+  std::vector<float> bright(3 * 20, 1000.0f);
+  FieldImages        flat;
+  flat.bright = ArrayView3(bright.data(), { 1, 3, 20 });
+  params.saturationLevel = 4095.0f;
+  const PreprocessResult saturated = preprocessTransmission(viewOf(counts, s), flat, params);
+  EXPECT_EQ(saturated.numSaturated, 1u);
+  EXPECT_EQ(saturated.numBadEntries, 1u);
+  EXPECT_EQ(saturated.weights[25], 0.0f);
+  EXPECT_NEAR(saturated.sinogram[25], std::log(2.0), 1e-6);
+  params.saturationLevel = 0.0f;
+
   std::vector<float> wrong(2 * 3 * 21, 1.0f);
   FieldImages        fields;
   fields.dark = ArrayView3(wrong.data(), { 2, 3, 21 });
@@ -322,4 +336,20 @@ TEST(Preprocessing, WithoutFieldsAndErrors)
   EXPECT_THROW(preprocessTransmission(viewOf(t, s), {}, params), std::invalid_argument);
   const ParallelBeamGeometry g({ 5, 3, 20 }, test::evenAngles(5, M_PI));
   EXPECT_THROW(estimateRotationCenter(g, viewOf(t, s)), std::invalid_argument);
+}
+
+TEST(Preprocessing, CentreOfConeBeamScan)
+{
+  ConeBeamGeometry truth({ 48, 16, 96 }, test::evenAngles(48, 2 * M_PI), 400.0f, 200.0f);
+  truth.detChannelOffset = static_cast<float>(kTrueOffset);
+  const Reconstructor      reconstructor(truth, makeCpuBackend(), quiet());
+  const std::vector<float> phantom = sheppLoganLowDynamicRange(reconstructor.projector().reconShape());
+  const std::vector<float> sino = reconstructor.forwardProject(phantom);
+  ConeBeamGeometry         nominal = truth;
+  nominal.detChannelOffset = 0.0f;
+  const CenterEstimate estimate = estimateRotationCenter(nominal, viewOf(sino, truth.sinogramShape));
+  std::cout << "cone: " << estimate.channels << " channels (true " << kTrueOffset << "), " << estimate.notes.back()
+            << "\n";
+  EXPECT_EQ(estimate.method, "direct-recon sharpness");
+  EXPECT_NEAR(estimate.channels, kTrueOffset, 0.1);
 }
