@@ -100,7 +100,7 @@ main(int argc, char ** argv)
   mbirtool::CommandLine cl(
     "mbir-preprocess",
     "--input FILE --output FILE [--dark FILE ...] [--bright FILE ...] [--bright-after FILE ...] [--weights-output "
-    "FILE] [--estimate-center [--geometry FILE [--write-geometry]]] [options]",
+    "FILE] [--estimate-center [--geometry FILE [--write-geometry]] [--correct-tilt]] [options]",
     "Turns raw transmission counts [channel, row, view] into line integrals -log((I - D) / (B - D)) and weights: dark "
     "and bright field correction (bright fields before and after the scan interpolated over the views), dead, hot "
     "and non-finite detector cells found, weighted 0 and interpolated, the background offset removed, optionally "
@@ -109,7 +109,7 @@ main(int argc, char ** argv)
   std::string              input, output, weightsOutput, geometryPath, weightType = "transmission";
   std::vector<std::string> darks, brights, brightsAfter;
   bool                     noOffset = false, perView = false, rings = false, noBadPixels = false;
-  bool                     estimateCenter = false, writeGeometry = false;
+  bool                     estimateCenter = false, writeGeometry = false, correctTilt = false;
   mbir::PreprocessParams   defaults;
   double                   minTransmission = defaults.minTransmission, saturation = 0.0;
   double                   badThreshold = defaults.badPixelThreshold, angleRange = 2 * M_PI;
@@ -150,6 +150,10 @@ main(int argc, char ** argv)
           estimateCenter);
   cl.text("--geometry", "FILE", "the scan's geometry JSON (angles, pitch) for --estimate-center", geometryPath);
   cl.flag("--write-geometry", "write the estimated det_channel_offset into the --geometry file", writeGeometry);
+  cl.flag("--correct-tilt",
+          "with --estimate-center: rotate the projections and weights to undo a measured detector tilt, rewrite "
+          "--output and --weights-output, and estimate the centre again",
+          correctTilt);
   cl.custom("--angle-range",
             "RAD",
             "without --geometry: parallel beam, views evenly over this range (e.g. pi or 2pi)",
@@ -157,6 +161,10 @@ main(int argc, char ** argv)
             [&](auto & v) { angleRange = mbirtool::parseAngle("--angle-range", v); });
   return mbirtool::run(cl.tool(), [&] {
     cl.parse(argc, argv);
+    if (correctTilt && !estimateCenter)
+    {
+      throw mbirtool::UsageError("--correct-tilt needs --estimate-center");
+    }
     if (writeGeometry && geometryPath.empty())
     {
       throw mbirtool::UsageError("--write-geometry needs --geometry");
@@ -252,10 +260,28 @@ main(int argc, char ** argv)
                                "] (channels, rows, views) but the geometry has [" + std::to_string(expected.channels) +
                                ", " + std::to_string(expected.rows) + ", " + std::to_string(expected.views) + "]");
     }
-    const mbir::ArrayView3     sino(lineIntegrals->GetBufferPointer(), { shape.views, shape.rows, shape.channels });
-    const mbir::ArrayView3     weights(filter->GetWeightsOutput()->GetBufferPointer(),
-                                       { shape.views, shape.rows, shape.channels });
-    const mbir::CenterEstimate centre = mbir::estimateRotationCenter(scan, sino, weights);
+    const mbir::ArrayView3 sino(lineIntegrals->GetBufferPointer(), { shape.views, shape.rows, shape.channels });
+    const mbir::ArrayView3 weights(filter->GetWeightsOutput()->GetBufferPointer(),
+                                   { shape.views, shape.rows, shape.channels });
+    mbir::CenterEstimate   centre = mbir::estimateRotationCenter(scan, sino, weights);
+    if (correctTilt && centre.tiltMeasured)
+    {
+      // Rotated in place; bilinear weights near a bad cell are reduced, not zero.
+      const double             channelPitch = lineIntegrals->GetSpacing()[0], rowPitch = lineIntegrals->GetSpacing()[1];
+      const std::vector<float> rotated = mbir::correctDetectorTilt(sino, centre.tiltDegrees, channelPitch, rowPitch);
+      const std::vector<float> rotatedWeights =
+        mbir::correctDetectorTilt(weights, centre.tiltDegrees, channelPitch, rowPitch);
+      std::copy(rotated.begin(), rotated.end(), lineIntegrals->GetBufferPointer());
+      std::copy(rotatedWeights.begin(), rotatedWeights.end(), filter->GetWeightsOutput()->GetBufferPointer());
+      std::cout << "detector tilt " << centre.tiltDegrees << " degrees corrected -> " << output
+                << (weightsOutput.empty() ? "" : ", " + weightsOutput) << "\n";
+      mbirtool::writeImage("--output", output, lineIntegrals.GetPointer());
+      if (!weightsOutput.empty())
+      {
+        mbirtool::writeImage("--weights-output", weightsOutput, filter->GetWeightsOutput());
+      }
+      centre = mbir::estimateRotationCenter(scan, sino, weights);
+    }
     std::cout << "centre of rotation: det_channel_offset " << centre.channels
               << " channels = " << centre.detChannelOffset << " ALU (mm) (" << centre.method << ")";
     if (centre.tiltMeasured)
