@@ -22,7 +22,9 @@
 #include "itkImageToImageFilter.h"
 #include "mbir/Preprocessing.h"
 
+#include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace itk {
