@@ -634,6 +634,8 @@ estimateRotationCenter(const Geometry & geometry, ArrayView3 sinogram, ArrayView
   if (!weights.empty() && weights.shape != sinogram.shape)
     throw std::invalid_argument("centre estimation: the weights have shape " + weights.str() + ", not the sinogram's " +
                                 sinogram.str());
+  if (std::holds_alternative<TranslationGeometry>(geometry))
+    throw std::invalid_argument("centre estimation: a translation geometry has no rotation axis");
   const double      pitch = detectorAndGridOf(geometry).deltaDetChannel;
   const double      range = params.searchRange > 0 ? params.searchRange : s.channels / 4.0;
   const std::size_t cells = static_cast<std::size_t>(s.rows) * s.channels;

@@ -359,6 +359,8 @@ TEST(Preprocessing, WithoutFieldsAndErrors)
   EXPECT_THROW(preprocessTransmission(viewOf(t, s), {}, params), std::invalid_argument);
   const ParallelBeamGeometry g({ 5, 3, 20 }, test::evenAngles(5, M_PI));
   EXPECT_THROW(estimateRotationCenter(g, viewOf(t, s)), std::invalid_argument);
+  const TranslationGeometry translation(s, std::vector<std::array<float, 3>>(4, { 0.0f, 0.0f, 0.0f }), 96.0f, 48.0f);
+  EXPECT_THROW(estimateRotationCenter(translation, viewOf(t, s)), std::invalid_argument);
 }
 
 TEST(Preprocessing, CentreOfConeBeamScan)
