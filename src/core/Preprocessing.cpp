@@ -34,6 +34,30 @@ medianOf(std::vector<float> & values)
   return 0.5f * (lower + upper);
 }
 
+// The median of six values (the mean of the middle two), without branches: a sorting network.
+inline float
+medianOfSix(float * v)
+{
+  auto order = [v](int a, int b) {
+    const float low = std::min(v[a], v[b]), high = std::max(v[a], v[b]);
+    v[a] = low;
+    v[b] = high;
+  };
+  order(0, 5);
+  order(1, 3);
+  order(2, 4);
+  order(1, 2);
+  order(3, 4);
+  order(0, 3);
+  order(2, 5);
+  order(0, 1);
+  order(2, 3);
+  order(4, 5);
+  order(1, 2);
+  order(3, 4);
+  return 0.5f * (v[2] + v[3]);
+}
+
 std::string
 fixed(double value, int digits)
 {
@@ -272,8 +296,14 @@ preprocessTransmission(ArrayView3 counts, const FieldImages & fields, const Prep
               }
               if (n < 3)
                 continue;
-              std::sort(neighbours, neighbours + n);
-              const float median = n % 2 ? neighbours[n / 2] : 0.5f * (neighbours[n / 2 - 1] + neighbours[n / 2]);
+              float median;
+              if (n == 6)
+                median = medianOfSix(neighbours);
+              else
+              {
+                std::sort(neighbours, neighbours + n);
+                median = n % 2 ? neighbours[n / 2] : 0.5f * (neighbours[n / 2 - 1] + neighbours[n / 2]);
+              }
               buffer[static_cast<std::size_t>(c) * sampled + k] = sino[base + c] - median;
             }
           }
