@@ -1,6 +1,11 @@
-# The ITK module description; its text comes from the README.
-get_filename_component(MY_CURRENT_DIR "${CMAKE_CURRENT_LIST_FILE}" PATH)
-file(READ "${MY_CURRENT_DIR}/README.md" DOCUMENTATION)
+# The ITK module description: one short paragraph. (Passing the whole README broke the module: its
+# brackets and semicolons split the list of itk_module arguments, so the options after DESCRIPTION were
+# lost, MBIRExport.h was never generated and the in-ITK build failed.)
+set(DOCUMENTATION
+    "Model-based iterative reconstruction (MBIR) of CT data: parallel-beam, cone-beam, translation and
+multi-axis parallel-beam geometries, forward and back projectors, direct reconstruction (FBP/FDK),
+MBIR with a qGGMRF or proximal-map prior, and the qGGMRF denoiser, on the CPU (OpenMP) or NVIDIA GPUs
+(CUDA), on itk::Image or device-resident images.")
 
 # DEPENDS: what the library and its public headers include (images, filters, DataObjects: ITKCommon), and the
 # TIFF reading of the scan readers (itkMBIRScanFiles.cxx).
