@@ -87,7 +87,7 @@ print("MBIR: %.2f s on %s, NRMSE %.4f" % (seconds, reconstruct.GetDeviceSummary(
 check(values_of(volume.GetLargestPossibleRegion().GetSize()) == size, "reconstruction size is the geometry's")
 check(np.allclose(values_of(volume.GetSpacing()), spacing), "reconstruction spacing is the geometry's")
 check(np.allclose(values_of(volume.GetOrigin()), origin), "reconstruction origin is the geometry's")
-check(host_nrmse < 0.3, "reconstruction NRMSE %.4f < 0.3" % host_nrmse)
+check(host_nrmse < 0.1, "reconstruction NRMSE %.4f < 0.1" % host_nrmse)
 
 # The same on device-resident images: upload the projections once, reconstruct and denoise there,
 # download the result.
