@@ -19,49 +19,7 @@ readFields(const std::string & option, const std::vector<std::string> & paths)
   std::vector<mbirtool::ImageType::Pointer> images;
   for (const std::string & path : paths)
   {
-    const std::string what = option + " '" + path + "'";
-    if (!std::filesystem::is_regular_file(path))
-    {
-      throw std::runtime_error(what + ": no such file");
-    }
-    const itk::ImageIOBase::Pointer io =
-      itk::ImageIOFactory::CreateImageIO(path.c_str(), itk::ImageIOFactory::IOFileModeEnum::ReadMode);
-    if (io.IsNull())
-    {
-      throw std::runtime_error(what + ": not an image that ITK can read (unsupported format or damaged file)");
-    }
-    io->SetFileName(path);
-    try
-    {
-      io->ReadImageInformation();
-    }
-    catch (const itk::ExceptionObject & e)
-    {
-      throw std::runtime_error(what + ": cannot read the image header: " + mbirtool::description(e));
-    }
-    if (io->GetNumberOfDimensions() != 2 && io->GetNumberOfDimensions() != 3)
-    {
-      throw std::runtime_error(what + " is a " + std::to_string(io->GetNumberOfDimensions()) +
-                               "-D image; fields are 2-D images [channel, row] or 3-D stacks [channel, row, n]");
-    }
-    if (io->GetNumberOfComponents() != 1)
-    {
-      throw std::runtime_error(what + " has " + std::to_string(io->GetNumberOfComponents()) +
-                               " components per pixel; fields need one value per pixel");
-    }
-    // A 3-D reader reads a 2-D file as a stack of one.
-    auto reader = itk::ImageFileReader<mbirtool::ImageType>::New();
-    reader->SetFileName(path);
-    reader->SetImageIO(io);
-    try
-    {
-      reader->Update();
-    }
-    catch (const itk::ExceptionObject & e)
-    {
-      throw std::runtime_error(what + ": cannot read the image: " + mbirtool::description(e));
-    }
-    images.push_back(reader->GetOutput());
+    images.push_back(mbirtool::readImage(option, path, true));
   }
   if (images.size() == 1)
   {

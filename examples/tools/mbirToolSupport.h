@@ -477,8 +477,9 @@ description(const itk::ExceptionObject & e)
 
 // Checks that `path` (the value of `option`) is a readable 3-D image with one value per voxel, then reads it
 // as float. ITK would otherwise read a 2-D image as one slice and a vector image as its first component.
+// `fields`: dark or bright fields, where a 2-D image [channel, row] is also taken, as a stack of one.
 inline ImageType::Pointer
-readImage(const std::string & option, const std::string & path)
+readImage(const std::string & option, const std::string & path, bool fields = false)
 {
   const std::string what = option + " '" + path + "'";
   if (!std::filesystem::is_regular_file(path))
@@ -500,11 +501,12 @@ readImage(const std::string & option, const std::string & path)
   {
     throw std::runtime_error(what + ": cannot read the image header: " + description(e));
   }
-  if (io->GetNumberOfDimensions() != 3)
+  if (io->GetNumberOfDimensions() != 3 && !(fields && io->GetNumberOfDimensions() == 2))
   {
-    throw std::runtime_error(what + " is a " + std::to_string(io->GetNumberOfDimensions()) +
-                             "-D image; the MBIR tools need 3-D images (volumes [x, y, z], projections "
-                             "[channel, row, view])");
+    throw std::runtime_error(what + " is a " + std::to_string(io->GetNumberOfDimensions()) + "-D image; " +
+                             (fields ? "fields are 2-D images [channel, row] or 3-D stacks [channel, row, n]"
+                                     : "the MBIR tools need 3-D images (volumes [x, y, z], projections "
+                                       "[channel, row, view])"));
   }
   if (io->GetNumberOfComponents() != 1)
   {

@@ -15,16 +15,21 @@ def nrmse(x, reference):
     return float(np.linalg.norm(np.asarray(x) - reference) / np.linalg.norm(reference))
 
 
-@pytest.fixture(scope="session")
-def parallel_scan():
-    """(model, phantom, sinogram): 48 views over a half turn, 12 rows, 48 channels, 30 dB noise."""
-    angles = np.linspace(0, np.pi, 48, endpoint=False)
-    model = itk_mbir.ParallelBeamModel((48, 12, 48), angles)
+def noisy_parallel_scan(views, rows, channels):
+    """(model, phantom, sinogram): a half turn of the phantom with 30 dB Gaussian noise, as mbir-project adds."""
+    angles = np.linspace(0, np.pi, views, endpoint=False)
+    model = itk_mbir.ParallelBeamModel((views, rows, channels), angles)
     phantom = itk_mbir.generate_3d_shepp_logan_low_dynamic_range(model.geometry.recon_shape)
     clean = model.forward_project(phantom)
     noise = np.random.default_rng(0).standard_normal(clean.shape).astype(np.float32)
     sinogram = clean + noise * (np.linalg.norm(clean) / np.sqrt(clean.size) * 10 ** (-30 / 20))
     return model, phantom, sinogram.astype(np.float32)
+
+
+@pytest.fixture(scope="session")
+def parallel_scan():
+    """48 views, 12 rows, 48 channels."""
+    return noisy_parallel_scan(48, 12, 48)
 
 
 @pytest.fixture(scope="session")

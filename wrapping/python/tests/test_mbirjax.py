@@ -4,19 +4,15 @@ import numpy as np
 import pytest
 
 import itk_mbir
-from conftest import nrmse
+from conftest import noisy_parallel_scan, nrmse
 
 mbirjax = pytest.importorskip("mbirjax", reason="mbirjax is not installed (pip install mbirjax jax[cpu])")
 
 
 def test_same_recon_quality_as_mbirjax():
     """A 128-view scan like the demo's (at 48 views the two solvers' different partitions leave ~0.005 apart)."""
-    angles = np.linspace(0, np.pi, 128, endpoint=False)
-    model = itk_mbir.ParallelBeamModel((128, 16, 128), angles)
-    phantom = itk_mbir.generate_3d_shepp_logan_low_dynamic_range(model.geometry.recon_shape)
-    clean = model.forward_project(phantom)
-    noise = np.random.default_rng(0).standard_normal(clean.shape).astype(np.float32)
-    sinogram = clean + noise * (np.linalg.norm(clean) / np.sqrt(clean.size) * 10 ** (-30 / 20))
+    model, phantom, sinogram = noisy_parallel_scan(128, 16, 128)
+    angles = np.asarray(model.geometry.angles)
     theirs = mbirjax.ParallelBeamModel(sinogram.shape, angles)
     theirs.set_params(verbose=0)
     assert tuple(theirs.get_params("recon_shape")) == model.geometry.recon_shape
