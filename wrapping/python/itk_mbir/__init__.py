@@ -23,6 +23,7 @@ from .devices import (Device, available_devices, configure_devices, device_summa
 from .geometry import Geometry, geometry_classes, geometry_from_json, read_geometry
 from .itk_filters import (back_projection_filter, direct_reconstruction_filter, forward_projection_filter,
                           mbir_reconstruction_filter, qggmrf_denoise_filter)
+from .scanner_data import estimate_rotation_center, preprocess_transmission
 from .models import (ConeBeamModel, MultiAxisParallelModel, ParallelBeamModel, TomographyModel, TranslationModel,
                      denoise, gen_weights, generate_3d_shepp_logan_low_dynamic_range)
 
@@ -39,4 +40,4 @@ __all__ = ["Aborted", "DeviceArray", "Device", "Geometry", "OutOfDeviceMemory", 
            "read_geometry", "geometry_from_json", "denoise", "gen_weights",
            "generate_3d_shepp_logan_low_dynamic_range", "mbir_reconstruction_filter",
            "direct_reconstruction_filter", "forward_projection_filter", "back_projection_filter",
-           "qggmrf_denoise_filter", *(cls.__name__ for cls in geometry_classes.values())]
+           "qggmrf_denoise_filter", "preprocess_transmission", "estimate_rotation_center", *(cls.__name__ for cls in geometry_classes.values())]

@@ -12,6 +12,7 @@
 #include "mbir/GeometryRegistry.h"
 #include "mbir/Metrics.h"
 #include "mbir/Phantom.h"
+#include "mbir/Preprocessing.h"
 #include "mbir/Reconstructor.h"
 #include "mbir/Weights.h"
 
@@ -714,6 +715,102 @@ NB_MODULE(_engine, m)
     "selection"_a,
     "progress"_a = nb::none(),
     "log"_a = nb::none());
+
+  // ---- Real scanner data
+  m.def(
+    "preprocess_transmission",
+    [](const AnyArray &        counts,
+       std::optional<AnyArray> dark,
+       std::optional<AnyArray> bright,
+       std::optional<AnyArray> brightAfter,
+       const nb::dict &        values) {
+      const ArrayView3 view = viewOf(counts, "counts");
+      FieldImages      fields;
+      if (dark)
+        fields.dark = viewOf(*dark, "dark");
+      if (bright)
+        fields.bright = viewOf(*bright, "bright");
+      if (brightAfter)
+        fields.brightAfter = viewOf(*brightAfter, "bright_after");
+      for (const ArrayView3 * a :
+           std::initializer_list<const ArrayView3 *>{ &view, &fields.dark, &fields.bright, &fields.brightAfter })
+      {
+        if (!a->onHost())
+        {
+          throw nb::value_error("preprocessing reads host (NumPy) arrays");
+        }
+      }
+      PreprocessParams      p;
+      std::set<std::string> used;
+      p.minTransmission = take(values, "min_transmission", p.minTransmission, used);
+      p.saturationLevel = take(values, "saturation_level", p.saturationLevel, used);
+      p.detectBadPixels = take(values, "detect_bad_pixels", p.detectBadPixels, used);
+      p.badPixelThreshold = take(values, "bad_pixel_threshold", p.badPixelThreshold, used);
+      p.minBadPixelDeviation = take(values, "min_bad_pixel_deviation", p.minBadPixelDeviation, used);
+      p.removeOffset = take(values, "remove_offset", p.removeOffset, used);
+      p.offsetPerView = take(values, "offset_per_view", p.offsetPerView, used);
+      p.edgeWidth = take(values, "edge_width", p.edgeWidth, used);
+      p.suppressRings = take(values, "suppress_rings", p.suppressRings, used);
+      p.ringWidth = take(values, "ring_width", p.ringWidth, used);
+      p.weightType = parseWeightType(take(values, "weight_type", std::string("transmission"), used));
+      requireAllUsed(values,
+                     used,
+                     "min_transmission, saturation_level, detect_bad_pixels, bad_pixel_threshold, "
+                     "min_bad_pixel_deviation, remove_offset, offset_per_view, edge_width, suppress_rings, "
+                     "ring_width, weight_type");
+      PreprocessResult result;
+      {
+        nb::gil_scoped_release release;
+        result = preprocessTransmission(view, fields, p);
+      }
+      nb::dict report;
+      report["offset"] = result.offset;
+      report["view_offsets"] = result.viewOffsets;
+      report["bad_cells"] = result.numBadCells();
+      report["dead"] = result.numDead;
+      report["hot"] = result.numHot;
+      report["non_finite"] = result.numNonFinite;
+      report["flat"] = result.numFlat;
+      report["bad_entries"] = result.numBadEntries;
+      report["saturated"] = result.numSaturated;
+      report["clamped"] = result.numClamped;
+      report["notes"] = result.notes;
+      const SinogramShape shape = result.shape;
+      std::vector<float>  cells(result.badCells.begin(), result.badCells.end());
+      report["bad_cell_mask"] = toNumpy(std::move(cells), { 1, shape.rows, shape.channels });
+      return std::make_tuple(
+        toNumpy(std::move(result.sinogram), dims(shape)), toNumpy(std::move(result.weights), dims(shape)), report);
+    },
+    "counts"_a,
+    "dark"_a = nb::none(),
+    "bright"_a = nb::none(),
+    "bright_after"_a = nb::none(),
+    "params"_a = nb::dict());
+  m.def(
+    "estimate_rotation_center",
+    [](const Geometry & geometry, const AnyArray & sinogram, std::optional<AnyArray> weights) {
+      const ArrayView3 s = viewOf(sinogram, "sinogram");
+      const ArrayView3 w = weights ? viewOf(*weights, "weights") : ArrayView3{};
+      if (!s.onHost() || !w.onHost())
+      {
+        throw nb::value_error("the centre estimate reads host (NumPy) arrays");
+      }
+      CenterEstimate estimate;
+      {
+        nb::gil_scoped_release release;
+        estimate = estimateRotationCenter(geometry, s, w);
+      }
+      nb::dict d;
+      d["channels"] = estimate.channels;
+      d["det_channel_offset"] = estimate.detChannelOffset;
+      d["method"] = estimate.method;
+      d["tilt_degrees"] = estimate.tiltMeasured ? nb::cast(estimate.tiltDegrees) : nb::none();
+      d["notes"] = estimate.notes;
+      return d;
+    },
+    "geometry"_a,
+    "sinogram"_a,
+    "weights"_a = nb::none());
 
   // ---- Utilities
   m.def(
