@@ -72,11 +72,12 @@ public:
   itkSetMacro(Sharpness, double);
   itkGetConstMacro(Sharpness, double);
   /** The assumed signal-to-noise ratio of the projections (dB), which sets sigma_y (with EstimateNoise, the
-   * least sigma_y: the noise and model mismatch measured in the projections can raise it). */
+   * least sigma_y: model mismatch measured in the projections, when the recon's fit test confirms it, can raise it). */
   itkSetMacro(SNRdB, double);
   itkGetConstMacro(SNRdB, double);
-  /** On (default): sigma_y from the noise and model mismatch measured in the projections, at least the SNRdB
-   * level; off: from SNRdB alone, as MBIRJAX. */
+  /** On (default): sigma_y from SNRdB, raised during the recon when the projections show model mismatch and
+   * the recon cannot fit them below the assumed noise (README "Automatic regularisation"); off: from SNRdB
+   * alone, as MBIRJAX. */
   itkSetMacro(EstimateNoise, bool);
   itkGetConstMacro(EstimateNoise, bool);
   itkBooleanMacro(EstimateNoise);

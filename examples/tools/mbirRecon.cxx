@@ -45,8 +45,8 @@ main(int argc, char ** argv)
   cl.number("--sharpness", "S", "MBIR: larger is sharper and noisier", sharpness, -100, 100);
   cl.number("--snr-db",
             "DB",
-            "MBIR: the assumed signal-to-noise ratio of the projections (default: sigma_y from the noise and model "
-            "mismatch measured in them, at least the 30 dB level)",
+            "MBIR: the assumed signal-to-noise ratio of the projections (default: 30 dB, with sigma_y raised when "
+            "the projections show model mismatch that the recon's fit test confirms)",
             snrDb,
             -100,
             300);

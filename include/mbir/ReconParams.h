@@ -26,8 +26,9 @@ struct ReconParams
 {
   // Regularisation. With autoRegularize, sigmaY, sigmaX and sigmaProx are set from the sinogram and
   // sharpness at the start of every recon; set autoRegularize = false to use the values given here.
-  // sigmaY: from snrDb (MBIRJAX's rule) and, with estimateNoise, raised above that when the sinogram shows
-  // detail no voxel model fits (README "Automatic regularisation"); an explicit SNR wants estimateNoise off.
+  // sigmaY: from snrDb (MBIRJAX's rule) and, with estimateNoise, raised above that during the recon when the
+  // sinogram shows detail that no voxel model fits and the fit confirms it (README "Automatic
+  // regularisation"); an explicit SNR wants estimateNoise off.
   float sigmaY = 1.0f;
   float sigmaX = 1.0f;
   float sigmaProx = 1.0f;
@@ -68,7 +69,11 @@ struct RegularizationParams
   float       sigmaX = 1.0f;
   float       sigmaProx = 1.0f;
   float       measuredNoise = 0.0f; // the sinogram noise and mismatch level measured (0: not measured)
-  std::string note;                 // how sigmaY was set, for the log
+  // The raise of sigmaY that the sinogram's model mismatch asks for, applied during the recon only if the
+  // fit test confirms it (README "Automatic regularisation"); 1: none asked. The recon's report holds the
+  // sigmaY it used in the end.
+  float       mismatchFactor = 1.0f;
+  std::string note; // how sigmaY was set, for the log
 };
 
 // One line of the reconstruction log.

@@ -28,12 +28,18 @@ struct RegularizationInputs
   float         sharpness = 1.0f;
 };
 
-// sigmaY from snrDb and the signal level (MBIRJAX's rule); with estimateNoise, raised when the sinogram's
-// channel-to-channel variation shows more model mismatch than a voxel model's own data do (a heuristic,
-// Regularization.cpp). sigmaX = sigmaProx = 0.2 * 2^sharpness * typical recon value.
+// sigmaY from snrDb and the signal level (MBIRJAX's rule); with estimateNoise, mismatchFactor > 1 when the
+// sinogram's channel-to-channel variation shows more model mismatch than a voxel model's own data do (a
+// heuristic, Regularization.cpp). sigmaX = sigmaProx = 0.2 * 2^sharpness * typical recon value.
 // Uses the views statisticsSamples() names. weights == nullptr means unweighted.
 RegularizationParams
 autoRegularization(const float * sinogram, const float * weights, const RegularizationInputs & inputs);
+
+// The fit test: the factor on sigmaY that a recon applies after its first iterations, from the raise the
+// mismatch asks for and that iteration's forward loss (the residual in units of sigmaY). 1 when the data are
+// fit well below the assumed noise; the whole mismatchFactor when they cannot be.
+double
+fitTestFactor(double mismatchFactor, double forwardLoss);
 
 // About 20 evenly spaced indices along an axis of `length` (step length / min(20, length)): the views the
 // sinogram statistics read and the rows of the denoiser's, so that device data need only these brought back.

@@ -195,6 +195,8 @@ runVcd(VcdVolume &              volume,
   };
 
   VcdOutcome outcome;
+  float      dataScale = settings.dataScale;
+  bool       fitTested = !settings.fitTest;
   for (std::size_t iteration = 0; iteration < schedule.size(); ++iteration)
   {
     const auto                                       start = std::chrono::steady_clock::now();
@@ -253,7 +255,7 @@ runVcd(VcdVolume &              volume,
       std::vector<double> linearTerms(n), quadraticTerms(n);
       for (int d = 0; d < n; ++d)
       {
-        const Backend::DirectionSums sums = group.device(d).vcdDirection(settings.dataScale,
+        const Backend::DirectionSums sums = group.device(d).vcdDirection(dataScale,
                                                                          gradient[d].data(),
                                                                          hessianIsOne ? nullptr : dataHessian[d].data(),
                                                                          priorGradient[d].data(),
@@ -267,8 +269,8 @@ runVcd(VcdVolume &              volume,
       const double priorQuadratic = comm.allReduceSum(quadraticTerms);
 
       const Backend::WeightedProducts forward = data.predict(subset, constPointers(delta));
-      const double                    linear = settings.dataScale * forward.ab - priorLinear;
-      const double                    quadratic = settings.dataScale * forward.bb + priorQuadratic;
+      const double                    linear = dataScale * forward.ab - priorLinear;
+      const double                    quadratic = dataScale * forward.bb + priorQuadratic;
       double                          alpha = linear / (quadratic + kernels::kFloatEpsilon);
       alpha = std::clamp(alpha, double(kernels::kFloatEpsilon), double(settings.maxOverrelaxation));
       if (!std::isfinite(alpha))
@@ -309,10 +311,10 @@ runVcd(VcdVolume &              volume,
     entry.changePct = volumeL1 > 0 ? 100.0 * changed / volumeL1 : 0.0;
     const double errorSquared = data.weightedErrorSquared();
     entry.forwardLoss =
-      std::sqrt(settings.dataScale * errorSquared / (data.numData() * std::max(data.meanWeight(), 1e-30)));
+      std::sqrt(dataScale * errorSquared / (data.numData() * std::max(data.meanWeight(), 1e-30)));
     const double prior_ = priorCost(volume, prior);
     entry.priorLoss = prior_ / double(volume.shape.size());
-    entry.totalCost = 0.5 * settings.dataScale * errorSquared + prior_;
+    entry.totalCost = 0.5 * dataScale * errorSquared + prior_;
     entry.alpha = alphaSum / std::max<std::size_t>(partition.size(), 1);
     entry.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     outcome.log.push_back(entry);
@@ -334,7 +336,18 @@ runVcd(VcdVolume &              volume,
                     entry.seconds);
       settings.log(line);
     }
-    if (entry.changePct < settings.stopThresholdChangePct)
+    const bool converged = entry.changePct < settings.stopThresholdChangePct;
+    if (!fitTested && (converged || int(iteration) >= settings.fitTestIteration) && iteration + 1 < schedule.size())
+    {
+      fitTested = true;
+      outcome.sigmaYFactor = settings.fitTest(entry);
+      if (outcome.sigmaYFactor != 1.0)
+      {
+        dataScale = static_cast<float>(dataScale / (outcome.sigmaYFactor * outcome.sigmaYFactor));
+        continue; // the problem changed: not converged
+      }
+    }
+    if (converged)
     {
       report(double(totalSubsets));
       outcome.stoppedOnThreshold = true;

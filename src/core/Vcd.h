@@ -93,12 +93,17 @@ struct VcdSettings
   int                                      verbose = 1;
   std::function<void(const std::string &)> log;
   ProgressCallback                         progress; // after every subset; false throws mbir::Aborted
+  // Called once, after iteration fitTestIteration (0-based) or at an earlier stop, with that iteration's log;
+  // returns a factor on sigmaY (1 keeps it), and the iterations go on with it.
+  std::function<double(const IterationLog &)> fitTest;
+  int                                         fitTestIteration = 4;
 };
 
 struct VcdOutcome
 {
   std::vector<IterationLog> log;
   bool                      stoppedOnThreshold = false;
+  double                    sigmaYFactor = 1.0; // what the fit test applied
 };
 
 // Pixel subsets on every device: partitions[g][s][d].

@@ -416,14 +416,11 @@ TEST(Preprocessing, AnalyticRawScanDefaultMbirBeatsFbp)
       x = static_cast<float>(x / scan.scale);
     return nrmse(recon, scan.phantom);
   };
-  Reconstructor reconstructor(geometry, makeCpuBackend(), quiet());
-  const double  direct = error(reconstructor.directRecon(viewOf(pre.sinogram, scan.shape)));
-  const double  byDefault =
-    error(reconstructor.recon(viewOf(pre.sinogram, scan.shape), viewOf(pre.weights, scan.shape)).recon);
-  reconstructor.params().sharpness = -1.0f;
-  const double smoother =
-    error(reconstructor.recon(viewOf(pre.sinogram, scan.shape), viewOf(pre.weights, scan.shape)).recon);
-  std::cout << "analytic raw scan, NRMSE against the phantom: MBIR " << byDefault << " (default), " << smoother
-            << " (sharpness -1), FBP " << direct << "\n";
-  EXPECT_LT(smoother, 0.92 * direct);
+  const Reconstructor reconstructor(geometry, makeCpuBackend(), quiet());
+  const double        direct = error(reconstructor.directRecon(viewOf(pre.sinogram, scan.shape)));
+  const ReconResult   result = reconstructor.recon(viewOf(pre.sinogram, scan.shape), viewOf(pre.weights, scan.shape));
+  const double        byDefault = error(result.recon);
+  std::cout << "analytic raw scan, NRMSE against the phantom: default MBIR " << byDefault << ", FBP " << direct << "\n"
+            << result.regularization.note << "\n";
+  EXPECT_LT(byDefault, 0.95 * direct);
 }

@@ -43,7 +43,8 @@ class TomographyModel:
     Parameters of set_params / get_params are the geometry's (help(model.geometry)) and the reconstruction's:
     sharpness, snr_db, positivity, p, q, T, qggmrf_nbr_wts, max_iterations, stop_threshold_change_pct,
     granularity, partition_sequence, max_overrelaxation, auto_regularize, estimate_noise (on by default: sigma_y
-    may rise above the snr_db level when the data show detail no voxel model fits; an explicit snr_db turns it
+    rises above the snr_db level during the recon when the data show detail no voxel model fits and the recon
+    cannot fit them below the assumed noise; an explicit snr_db turns it
     off unless estimate_noise=True is passed too), sigma_y, sigma_x, sigma_prox, verbose (0 quiet, 1 a log line per iteration), seed; and use_gpu ("automatic", "full", "none").
     """
 
@@ -205,7 +206,8 @@ class TomographyModel:
         return self._reconstructor().direct_recon(engine_array(sinogram, "sinogram", self.geometry.sinogram_shape))
 
     def auto_set_regularization_params(self, sinogram: Any, weights: Any = None) -> tuple:
-        """(sigma_y, sigma_x, sigma_prox) that a recon of this sinogram would use now."""
+        """(sigma_y, sigma_x, sigma_prox) that a recon of this sinogram would start from (its fit test may raise
+        sigma_y: the recon's log dict has the value it used)."""
         shape = self.geometry.sinogram_shape
         return self._reconstructor().regularization(
             engine_array(sinogram, "sinogram", shape),
