@@ -34,6 +34,7 @@ struct PreprocessParams
   // Bad cells: the per-cell median over views of (value - median of its 4 neighbours) is compared with the
   // robust spread (1.4826 MAD) of that statistic over all cells: |deviation| > badPixelThreshold * spread
   // and > minBadPixelDeviation (in line-integral units) marks the cell dead (positive) or hot (negative).
+  // Whole rows the same way, against the rows above and below (a readout line that failed).
   bool  detectBadPixels = true;
   float badPixelThreshold = 8.0f;
   float minBadPixelDeviation = 0.05f;

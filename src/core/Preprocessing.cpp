@@ -104,8 +104,124 @@ averageField(const ArrayView3 & field, int rows, int channels, const char * name
   return mean;
 }
 
+// Whole detector rows that fail (a readout line stuck dark or bright during the scan) look normal next to the
+// channels of their own row, so the cell test misses them. Per row, the median over ~32 views and the good
+// channels in the object's shadow of (value - the mean of the nearest good rows above and below); the row
+// farthest from the others, in the robust spread of that over the rows, is flagged (every cell) if beyond the
+// limit, and the rest are measured again without it, since a failed row also shifts its neighbours. This
+// assumes neighbouring rows see similar projections, as a detector with many rows across the object does.
+// Returns how many rows it flagged.
+constexpr float kRowFraction = 0.25f;
+
+int
+flagBadRows(const std::vector<float> &        sino,
+            const std::vector<std::uint8_t> & entryBad,
+            std::vector<std::uint8_t> &       badCells,
+            const SinogramShape &             s,
+            const PreprocessParams &          params,
+            std::vector<std::string> &        notes)
+{
+  if (s.rows < 5)
+    return 0;
+  const std::size_t cells = static_cast<std::size_t>(s.rows) * s.channels;
+  const int         step = std::max(1, (s.views + 31) / 32);
+  std::vector<char> rowFlagged(s.rows, 0);
+  auto              cellBad = [&](int r, int c) { return badCells[static_cast<std::size_t>(r) * s.channels + c] != 0; };
+  int               flagged = 0;
+  float             limit = 0.0f;
+  for (int round = 0; round < std::min(s.rows / 4, 16); ++round)
+  {
+    std::vector<float> deviation(s.rows, std::numeric_limits<float>::quiet_NaN()), levels(s.rows, 0.0f);
+#pragma omp parallel
+    {
+      std::vector<float> values, besides, own, shadow;
+#pragma omp for schedule(dynamic)
+      for (int r = 0; r < s.rows; ++r)
+      {
+        if (rowFlagged[r])
+          continue;
+        int above = r - 1, below = r + 1;
+        while (above >= 0 && rowFlagged[above])
+          --above;
+        while (below < s.rows && rowFlagged[below])
+          ++below;
+        if (above < 0)
+          above = below; // at the detector's edges, the one row beside
+        if (below >= s.rows)
+          below = above;
+        if (above < 0 || above >= s.rows)
+          continue;
+        values.clear();
+        besides.clear();
+        own.clear();
+        for (int v = 0; v < s.views; v += step)
+        {
+          const float * view = sino.data() + static_cast<std::size_t>(v) * cells;
+          const auto *  bad = entryBad.data() + static_cast<std::size_t>(v) * cells;
+          for (int c = 0; c < s.channels; ++c)
+          {
+            const std::size_t here = static_cast<std::size_t>(r) * s.channels + c;
+            const std::size_t up = static_cast<std::size_t>(above) * s.channels + c;
+            const std::size_t down = static_cast<std::size_t>(below) * s.channels + c;
+            if (cellBad(r, c) || cellBad(above, c) || cellBad(below, c) || bad[here] || bad[up] || bad[down])
+              continue;
+            const float beside = 0.5f * (view[up] + view[down]);
+            besides.push_back(beside);
+            own.push_back(view[here]);
+            values.push_back(view[here] - beside);
+          }
+        }
+        if (values.empty())
+          continue;
+        // In the object's shadow only (the top quarter of the rows beside), where a row stuck at the bright
+        // level stands out as well as one stuck dark.
+        shadow = besides;
+        std::nth_element(shadow.begin(), shadow.begin() + shadow.size() * 3 / 4, shadow.end());
+        const float level = shadow[shadow.size() * 3 / 4];
+        shadow.clear();
+        for (std::size_t j = 0; j < values.size(); ++j)
+          if (besides[j] >= level)
+            shadow.push_back(values[j]);
+        deviation[r] = medianOf(shadow);
+        std::nth_element(own.begin(), own.begin() + own.size() * 3 / 4, own.end());
+        levels[r] = std::max(std::fabs(level), std::fabs(own[own.size() * 3 / 4])); // the row's signal or theirs
+      }
+    }
+    std::vector<float> finite;
+    for (float d : deviation)
+      if (std::isfinite(d))
+        finite.push_back(d);
+    if (finite.size() < 4)
+      break;
+    const float centre = medianOf(finite);
+    for (float & d : finite)
+      d = std::fabs(d - centre);
+    const float spread = 1.4826f * medianOf(finite);
+    limit = std::max(params.badPixelThreshold * spread, params.minBadPixelDeviation);
+    // A row must also differ from those beside it by a quarter of the larger signal, its own or theirs: the
+    // object's change from one row to the next is less where rows are fine, and a failed row's is about all
+    // of it (its neighbours, half as far off, come after it).
+    auto excess = [&](int r) { return std::fabs(deviation[r] - centre) / std::max(limit, kRowFraction * levels[r]); };
+    int  worst = -1;
+    for (int r = 0; r < s.rows; ++r)
+      if (std::isfinite(deviation[r]) && (worst < 0 || excess(r) > excess(worst)))
+        worst = r;
+    if (worst < 0 || excess(worst) <= 1.0f)
+      break;
+    rowFlagged[worst] = 1;
+    ++flagged;
+    for (int c = 0; c < s.channels; ++c)
+      badCells[static_cast<std::size_t>(worst) * s.channels + c] |= deviation[worst] > centre ? BadCellDead : BadCellHot;
+  }
+  if (flagged > 0)
+    notes.push_back("bad rows: " + std::to_string(flagged) + " whole detector rows flagged (|median deviation from " +
+                    "the rows beside them| > " + fixed(limit, 4) + ")");
+  return flagged;
+}
+
 // Replaces, in each row of each view, the entries of bad cells and bad entries by linear interpolation
-// between the nearest good channels (the nearest one at the detector's sides, 0 in a row with none).
+// between the nearest good channels (the nearest one at the detector's sides); a row with none, between the
+// nearest rows that have good channels (0 in a view with none at all).
 void
 interpolateBad(std::vector<float> &              sino,
                const std::vector<std::uint8_t> & entryBad,
@@ -145,6 +261,43 @@ interpolateBad(std::vector<float> &              sino,
         sino[base + k] = value;
       }
       c = next - 1;
+    }
+  }
+  // A row of a view with no good channel at all: between the nearest rows that have one.
+  std::vector<std::uint8_t> rowBad(static_cast<std::size_t>(s.views) * s.rows);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t vr = 0; vr < static_cast<std::int64_t>(s.views) * s.rows; ++vr)
+  {
+    const std::size_t base = static_cast<std::size_t>(vr) * s.channels;
+    const std::size_t cellBase = static_cast<std::size_t>(vr % s.rows) * s.channels;
+    bool              any = false;
+    for (int c = 0; c < s.channels && !any; ++c)
+      any = badCells[cellBase + c] == 0 && entryBad[base + c] == 0;
+    rowBad[vr] = any ? 0 : 1;
+  }
+#pragma omp parallel for schedule(static)
+  for (int v = 0; v < s.views; ++v)
+  {
+    const std::size_t first = static_cast<std::size_t>(v) * s.rows;
+    for (int r = 0; r < s.rows; ++r)
+    {
+      if (!rowBad[first + r])
+        continue;
+      int up = r - 1, down = r + 1;
+      while (up >= 0 && rowBad[first + up])
+        --up;
+      while (down < s.rows && rowBad[first + down])
+        ++down;
+      if (up < 0 && down >= s.rows)
+        break; // no good row in this view: the zeros stay
+      float * row = sino.data() + (first + r) * s.channels;
+      for (int c = 0; c < s.channels; ++c)
+      {
+        const float a = up >= 0 ? sino[(first + up) * s.channels + c] : sino[(first + down) * s.channels + c];
+        const float b = down < s.rows ? sino[(first + down) * s.channels + c] : a;
+        const float t = up >= 0 && down < s.rows ? static_cast<float>(r - up) / static_cast<float>(down - up) : 0.0f;
+        row[c] = (1.0f - t) * a + t * b;
+      }
     }
   }
 }
@@ -356,6 +509,8 @@ preprocessTransmission(ArrayView3 counts, const FieldImages & fields, const Prep
     result.notes.push_back("bad cells: |median deviation from neighbours| > " + fixed(limit, 4) + " (robust spread " +
                            fixed(spread, 5) + ")");
   }
+  if (params.detectBadPixels)
+    flagBadRows(result.sinogram, entryBad, result.badCells, s, params, result.notes);
   for (std::uint8_t b : result.badCells)
   {
     result.numDead += (b & BadCellDead) != 0;
