@@ -128,6 +128,47 @@ before, after = nrmse(noisy, phantom), nrmse(denoise.GetOutput(), phantom)
 print("qGGMRF denoising: NRMSE %.4f -> %.4f" % (before, after))
 check(after < before, "denoising lowers the NRMSE")
 
+# Raw counts to line integrals: Beer's law on the projections, a bright field of 1e4, a dark field of 100
+# and one dead cell, through the preprocessing filter.
+line_integrals = itk.array_from_image(projections)  # [view, row, channel]
+counts_array = (1e4 * np.exp(-line_integrals) + 100.0).astype(np.float32)
+counts_array[:, 2, 20] = 100.0  # a dead cell: dark current only
+counts = itk.image_from_array(counts_array)
+counts.SetSpacing(projections.GetSpacing())
+dark = itk.image_from_array(np.full((2,) + counts_array.shape[1:], 100.0, np.float32))
+bright = itk.image_from_array(np.full((2,) + counts_array.shape[1:], 1e4 + 100.0, np.float32))
+preprocess = itk.MBIRTransmissionPreprocessingFilter[ImageType, ImageType].New()
+preprocess.SetCounts(counts)
+preprocess.SetDarkField(dark)
+preprocess.SetBrightField(bright)
+preprocess.Update()
+recovered = itk.array_from_image(preprocess.GetOutput())
+weights = itk.array_from_image(preprocess.GetWeightsOutput())
+good = np.ones(recovered.shape, bool)
+good[:, 2, 20] = False
+print("preprocessing: max error %.2e away from the dead cell" % np.abs(recovered - line_integrals)[good].max())
+check(np.all(np.isfinite(recovered)), "preprocessing gives finite line integrals")
+check(np.abs(recovered - line_integrals)[good].max() < 1e-3, "preprocessing recovers the line integrals")
+check(np.all(weights[:, 2, 20] == 0.0), "the dead cell gets weight 0")
+
+# A TIFF folder with a JSON sidecar read back through the scan reader.
+import json
+import os
+import tempfile
+
+with tempfile.TemporaryDirectory() as folder:
+    for v in range(4):
+        itk.imwrite(itk.image_from_array(counts_array[v].astype(np.uint16)), os.path.join(folder, "p%03d.tif" % v))
+    sidecar = os.path.join(folder, "scan.json")
+    with open(sidecar, "w") as f:
+        json.dump({"geometry": "parallel", "angles": [0, 45, 90, 135], "angle_unit": "degree",
+                   "pixel_size": 0.5}, f)
+    scan = itk.MBIRScanReader.ReadTiffFolder("", sidecar)
+    read_size = values_of(scan.Projections.GetLargestPossibleRegion().GetSize())
+    print("scan reader: projections %s, geometry %s" % (read_size, scan.Geometry.GetNameOfClass()))
+    check(read_size == [48, 4, 4], "the scan reader reads a TIFF folder as [channel, row, view]")
+    check(scan.Geometry.GetNumberOfViews() == 4, "the scan reader's geometry has the sidecar's angles")
+
 if failures:
     print("%d check(s) failed" % len(failures))
     sys.exit(1)
