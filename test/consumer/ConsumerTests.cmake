@@ -1,0 +1,59 @@
+# The module installed and used as a user would (test/consumer/external-module-test.sh): the sources configured
+# again as a module of their own, its library built and installed, and the consumer project in this folder
+# configured, built and run against the install. Included by test/CMakeLists.txt.
+#   mbir-install-consumer          against this build's ITK, the way it allows (the plain-CMake build against an ITK
+#                                  install tree; ITKModuleExternal against an ITK build tree), with this build's
+#                                  CUDA and FFT choices; installed to a prefix of its own, found with find_package(MBIR)
+#   mbir-external-module-consumer  ITK's standard external-module path (include(ITKModuleExternal), itk_module_impl)
+#                                  against an ITK install tree that lacks the machinery, with ITK's CMake folder of the
+#                                  same version (MBIR_ITK_MODULE_MACHINERY_DIR, from scripts/itk-module-machinery.sh);
+#                                  installed into that ITK's prefix and found with find_package(ITK COMPONENTS MBIR).
+#                                  Skipped without the folder, and when this build already took that path. CPU only:
+#                                  the CUDA usage requirements are the other test's.
+# Each builds the module's library from scratch the first time (about 2 minutes on 2 cores, ccache helps later).
+set(MBIR_ITK_MODULE_MACHINERY_DIR "$ENV{MBIR_ITK_MODULE_MACHINERY_DIR}"
+    CACHE PATH "ITK's CMake folder (ITKModuleExternal.cmake...) of this ITK's version, from its sources")
+set(MBIR_CONSUMER_TEST_CMAKE_ARGS "" CACHE STRING "More CMake arguments for the configurations of the install tests")
+
+# A list inside one add_test() argument needs $<SEMICOLON>.
+function(_mbir_consumer_arg out value)
+  string(REPLACE ";" "$<SEMICOLON>" value "${value}")
+  set(${out} "${value}" PARENT_SCOPE)
+endfunction()
+set(_common_args)
+foreach(_launcher CMAKE_C_COMPILER_LAUNCHER CMAKE_CXX_COMPILER_LAUNCHER CMAKE_CUDA_COMPILER_LAUNCHER)
+  if(${_launcher})
+    list(APPEND _common_args -D${_launcher}=${${_launcher}})
+  endif()
+endforeach()
+list(APPEND _common_args -DMBIR_USE_FFTW=${MBIR_USE_FFTW} -DMBIR_NATIVE_CPU=${MBIR_NATIVE_CPU})
+foreach(_arg IN LISTS MBIR_CONSUMER_TEST_CMAKE_ARGS)
+  list(APPEND _common_args "${_arg}")
+endforeach()
+set(_cuda_args -DMBIR_USE_CUDA=${MBIR_USE_CUDA})
+if(MBIR_USE_CUDA)
+  _mbir_consumer_arg(_architectures "${CMAKE_CUDA_ARCHITECTURES}")
+  list(APPEND _cuda_args "-DCMAKE_CUDA_ARCHITECTURES=${_architectures}" -DMBIR_USE_NCCL=${MBIR_USE_NCCL})
+endif()
+_mbir_consumer_arg(_prefix_path "${CMAKE_PREFIX_PATH}")
+set(_script ${CMAKE_CURRENT_LIST_DIR}/external-module-test.sh)
+set(_work ${CMAKE_CURRENT_BINARY_DIR}/consumer)
+
+add_test(NAME mbir-install-consumer
+         COMMAND bash ${_script} --source ${PROJECT_SOURCE_DIR} --work ${_work}/install --itk-dir ${ITK_DIR}
+                 --prefix-path "${_prefix_path}" --generator ${CMAKE_GENERATOR} -- ${_common_args} ${_cuda_args})
+if(MBIR_ITK_MODULE_MACHINERY)
+  add_test(NAME mbir-external-module-consumer COMMAND ${CMAKE_COMMAND} -E echo
+                                                      "SKIPPED: mbir-install-consumer already took ITK's module path")
+  set_tests_properties(mbir-external-module-consumer PROPERTIES SKIP_REGULAR_EXPRESSION "SKIPPED:")
+else()
+  add_test(NAME mbir-external-module-consumer
+           COMMAND bash ${_script} --source ${PROJECT_SOURCE_DIR} --work ${_work}/external --itk-dir ${ITK_DIR}
+                   --machinery "${MBIR_ITK_MODULE_MACHINERY_DIR}" --prefix-path "${_prefix_path}"
+                   --generator ${CMAKE_GENERATOR} -- ${_common_args} -DMBIR_USE_CUDA=OFF)
+endif()
+# Each build takes both cores: ctest runs them alone.
+set_tests_properties(mbir-install-consumer mbir-external-module-consumer
+                     PROPERTIES SKIP_RETURN_CODE 77 PROCESSORS 2 LABELS install ENVIRONMENT "${MBIR_TEST_ENVIRONMENT}")
+unset(_common_args)
+unset(_cuda_args)
