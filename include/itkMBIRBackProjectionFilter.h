@@ -41,7 +41,7 @@ public:
   using ConstPointer = SmartPointer<const Self>;
 
   itkNewMacro(Self);
-  itkTypeMacro(MBIRBackProjectionFilter, MBIRImageFilter);
+  itkOverrideGetNameOfClassMacro(MBIRBackProjectionFilter);
 
   itkSetInputMacro(Geometry, MBIRGeometry);
   itkGetInputMacro(Geometry, MBIRGeometry);

@@ -49,7 +49,7 @@ public:
   using EngineGeometryType = mbir::ConeBeamGeometry;
 
   itkNewMacro(Self);
-  itkTypeMacro(MBIRConeBeamGeometry, MBIRGeometry);
+  itkOverrideGetNameOfClassMacro(MBIRConeBeamGeometry);
 
   mbir::Geometry
   GetEngineGeometry() const override;

@@ -20,6 +20,7 @@
 
 #include "itkImage.h"
 #include "itkImageBase.h"
+#include "itkMBIRMacro.h"
 #include "mbir/DeviceData.h"
 
 #include <memory>
@@ -61,7 +62,7 @@ public:
   static constexpr unsigned int ImageDimension = VImageDimension;
 
   itkNewMacro(Self);
-  itkTypeMacro(MBIRDeviceImage, ImageBase);
+  itkOverrideGetNameOfClassMacro(MBIRDeviceImage);
 
   /** What the engine array holds. */
   enum class ContentEnum

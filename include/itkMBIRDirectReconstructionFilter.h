@@ -44,7 +44,7 @@ public:
   using ConstPointer = SmartPointer<const Self>;
 
   itkNewMacro(Self);
-  itkTypeMacro(MBIRDirectReconstructionFilter, MBIRImageFilter);
+  itkOverrideGetNameOfClassMacro(MBIRDirectReconstructionFilter);
 
   itkSetInputMacro(Geometry, MBIRGeometry);
   itkGetInputMacro(Geometry, MBIRGeometry);

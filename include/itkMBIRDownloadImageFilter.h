@@ -40,7 +40,7 @@ public:
   using ConstPointer = SmartPointer<const Self>;
 
   itkNewMacro(Self);
-  itkTypeMacro(MBIRDownloadImageFilter, MBIRImageFilter);
+  itkOverrideGetNameOfClassMacro(MBIRDownloadImageFilter);
 
 protected:
   MBIRDownloadImageFilter() = default;

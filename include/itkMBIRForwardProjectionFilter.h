@@ -41,7 +41,7 @@ public:
   using ConstPointer = SmartPointer<const Self>;
 
   itkNewMacro(Self);
-  itkTypeMacro(MBIRForwardProjectionFilter, MBIRImageFilter);
+  itkOverrideGetNameOfClassMacro(MBIRForwardProjectionFilter);
 
   itkSetInputMacro(Geometry, MBIRGeometry);
   itkGetInputMacro(Geometry, MBIRGeometry);

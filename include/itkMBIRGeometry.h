@@ -20,6 +20,7 @@
 
 #include "MBIRExport.h"
 #include "itkDataObject.h"
+#include "itkMBIRMacro.h"
 #include "itkPoint.h"
 #include "itkSize.h"
 #include "itkVector.h"
@@ -89,7 +90,7 @@ public:
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
 
-  itkTypeMacro(MBIRGeometry, DataObject);
+  itkOverrideGetNameOfClassMacro(MBIRGeometry);
 
   /** (channel, row) pairs of the detector, in mm. */
   using DetectorVectorType = Vector<double, 2>;

@@ -20,6 +20,7 @@
 
 #include "itkImageToImageFilter.h"
 #include "itkMBIRFilterSupport.h"
+#include "itkMBIRMacro.h"
 
 #include <type_traits>
 
@@ -53,7 +54,7 @@ public:
   using ConstPointer = SmartPointer<const Self>;
   using BackendPointer = std::shared_ptr<mbir::Backend>;
 
-  itkTypeMacro(MBIRImageFilter, ImageToImageFilter);
+  itkOverrideGetNameOfClassMacro(MBIRImageFilter);
 
   /** Which devices to compute on (when no input is device-resident): mbir::DeviceSelection::firstDevices(n),
    * atIndices({...}), of({...}) or single(); a default-constructed selection is automatic. The filter's

@@ -46,7 +46,7 @@ public:
   using EngineGeometryType = mbir::MultiAxisParallelGeometry;
 
   itkNewMacro(Self);
-  itkTypeMacro(MBIRMultiAxisParallelGeometry, MBIRGeometry);
+  itkOverrideGetNameOfClassMacro(MBIRMultiAxisParallelGeometry);
 
   mbir::Geometry
   GetEngineGeometry() const override;

@@ -48,7 +48,7 @@ public:
   using EngineGeometryType = mbir::ParallelBeamGeometry;
 
   itkNewMacro(Self);
-  itkTypeMacro(MBIRParallelBeamGeometry, MBIRGeometry);
+  itkOverrideGetNameOfClassMacro(MBIRParallelBeamGeometry);
 
   mbir::Geometry
   GetEngineGeometry() const override;

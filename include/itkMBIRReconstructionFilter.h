@@ -57,7 +57,7 @@ public:
   using NeighborWeightsType = FixedArray<double, 3>;
 
   itkNewMacro(Self);
-  itkTypeMacro(MBIRReconstructionFilter, MBIRImageFilter);
+  itkOverrideGetNameOfClassMacro(MBIRReconstructionFilter);
 
   itkSetInputMacro(Geometry, MBIRGeometry);
   itkGetInputMacro(Geometry, MBIRGeometry);

@@ -51,7 +51,7 @@ public:
   using TranslationsType = std::vector<TranslationType>;
 
   itkNewMacro(Self);
-  itkTypeMacro(MBIRTranslationGeometry, MBIRGeometry);
+  itkOverrideGetNameOfClassMacro(MBIRTranslationGeometry);
 
   mbir::Geometry
   GetEngineGeometry() const override;

@@ -20,6 +20,7 @@
 
 #include "itkImage.h"
 #include "itkImageToImageFilter.h"
+#include "itkMBIRMacro.h"
 #include "mbir/Preprocessing.h"
 
 #include <cstdint>
@@ -59,7 +60,7 @@ public:
   using FieldImageType = Image<float, 2>;
 
   itkNewMacro(Self);
-  itkTypeMacro(MBIRTransmissionPreprocessingFilter, ImageToImageFilter);
+  itkOverrideGetNameOfClassMacro(MBIRTransmissionPreprocessingFilter);
 
   /** The raw counts, [channel, row, view]. */
   void

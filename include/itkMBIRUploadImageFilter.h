@@ -43,7 +43,7 @@ public:
   using ContentEnum = typename MBIRDeviceImage<float, 3>::ContentEnum;
 
   itkNewMacro(Self);
-  itkTypeMacro(MBIRUploadImageFilter, MBIRImageFilter);
+  itkOverrideGetNameOfClassMacro(MBIRUploadImageFilter);
 
   /** Projections (the default) or Volume. */
   itkSetEnumMacro(Content, ContentEnum);

@@ -49,7 +49,7 @@ public:
   using NeighborWeightsType = FixedArray<double, 3>;
 
   itkNewMacro(Self);
-  itkTypeMacro(QGGMRFDenoiseFilter, MBIRImageFilter);
+  itkOverrideGetNameOfClassMacro(QGGMRFDenoiseFilter);
 
   itkSetMacro(Sharpness, double);
   itkGetConstMacro(Sharpness, double);

@@ -5,8 +5,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
+# ITK's module machinery (ITK's CMake folder, from its sources) for the test of ITK's standard external-module path,
+# mbir-external-module-consumer; without it (no network) that test is skipped, saying so.
+MBIR_ITK_MODULE_MACHINERY_DIR=$(scripts/itk-module-machinery.sh) || MBIR_ITK_MODULE_MACHINERY_DIR=
+export MBIR_ITK_MODULE_MACHINERY_DIR
 scripts/python-env.sh build/python-venv
 scripts/configure.sh -DMBIR_CUDA_ARCHITECTURES=90 -DMBIR_BUILD_PYTHON=ON -DPython_EXECUTABLE="$PWD/build/python-venv/bin/python"
 cmake --build build
 cd build
 ctest --output-on-failure --timeout 1200 -j "$(nproc)"
+
+# The module, its tools and tests again against 3D Slicer's ITK 5.4 (the slicer-core-sdk wheel; skipped, saying why,
+# when the wheel cannot be used).
+cd ..
+scripts/test-itk54.sh

@@ -11,8 +11,11 @@
 #                                  Skipped without the folder, and when this build already took that path. CPU only:
 #                                  the CUDA usage requirements are the other test's.
 # Each builds the module's library from scratch the first time (about 2 minutes on 2 cores, ccache helps later).
-set(MBIR_ITK_MODULE_MACHINERY_DIR "$ENV{MBIR_ITK_MODULE_MACHINERY_DIR}"
-    CACHE PATH "ITK's CMake folder (ITKModuleExternal.cmake...) of this ITK's version, from its sources")
+set(MBIR_ITK_MODULE_MACHINERY_DIR "" CACHE PATH "ITK's CMake folder of this ITK's version (default: the environment variable)")
+set(_machinery "${MBIR_ITK_MODULE_MACHINERY_DIR}")
+if(NOT _machinery)
+  set(_machinery "$ENV{MBIR_ITK_MODULE_MACHINERY_DIR}")
+endif()
 set(MBIR_CONSUMER_TEST_CMAKE_ARGS "" CACHE STRING "More CMake arguments for the configurations of the install tests")
 
 # A list inside one add_test() argument needs $<SEMICOLON>.
@@ -49,7 +52,7 @@ if(MBIR_ITK_MODULE_MACHINERY)
 else()
   add_test(NAME mbir-external-module-consumer
            COMMAND bash ${_script} --source ${PROJECT_SOURCE_DIR} --work ${_work}/external --itk-dir ${ITK_DIR}
-                   --machinery "${MBIR_ITK_MODULE_MACHINERY_DIR}" --prefix-path "${_prefix_path}"
+                   --machinery "${_machinery}" --prefix-path "${_prefix_path}"
                    --generator ${CMAKE_GENERATOR} -- ${_common_args} -DMBIR_USE_CUDA=OFF)
 endif()
 # Each build takes both cores: ctest runs them alone.

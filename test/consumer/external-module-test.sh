@@ -22,13 +22,13 @@
 # CMAKE_ARGS go to both configurations (compiler launcher, CUDA options...).
 set -euo pipefail
 
-source_dir= work= itk_dir= machinery= prefix_path= generator=Ninja
+source_dir= work= itk_dir= machinery= want_machinery= prefix_path= generator=Ninja
 while [ $# -gt 0 ]; do
   case "$1" in
     --source) source_dir=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
     --itk-dir) itk_dir=$2; shift 2 ;;
-    --machinery) machinery=$2; shift 2 ;;
+    --machinery) machinery=$2; want_machinery=1; shift 2 ;;
     --prefix-path) prefix_path=$2; shift 2 ;;
     --generator) generator=$2; shift 2 ;;
     --) shift; break ;;
@@ -55,8 +55,8 @@ itk_version=$(sed -n 's/^set(ITK_VERSION_\(MAJOR\|MINOR\) "\([0-9]*\)")$/\2/p' "
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 
-if [ -n "$machinery" ]; then
-  if [ ! -f "$machinery/ITKModuleExternal.cmake" ] || [ ! -f "$machinery/ITKModuleMacros.cmake" ]; then
+if [ -n "$want_machinery" ]; then
+  if [ -z "$machinery" ] || [ ! -f "$machinery/ITKModuleExternal.cmake" ] || [ ! -f "$machinery/ITKModuleMacros.cmake" ]; then
     echo "SKIPPED: no ITK module machinery for ITK $itk_version (ITKModuleExternal.cmake) in '$machinery';" \
          "scripts/itk-module-machinery.sh gets it from ITK's sources"
     exit 77
