@@ -62,10 +62,12 @@ def load(bridge: str | os.PathLike | None = None):
                  "vtkMRMLRemoteIOLogic", "vtkDataIOManagerLogic", "vtkMRMLVolumeArchetypeStorageNode"):
         if not hasattr(slicer, name):
             raise Unavailable(f"the slicer-core wheel has no {name}")
-    path = Path(bridge or os.environ.get("MBIR_SLICER_BRIDGE", ""))
-    if not str(path) or not path.is_file():
-        raise Unavailable(f"the CLI registration bridge is not built (MBIR_SLICER_BRIDGE='{path}'); "
-                          "test/slicer/test-slicer-cli.sh builds it")
+    where = bridge or os.environ.get("MBIR_SLICER_BRIDGE")
+    if not where or not Path(where).is_file():
+        what = f"{where} does not exist" if where else "MBIR_SLICER_BRIDGE is not set"
+        raise Unavailable(f"the CLI registration bridge is not built ({what}); test/slicer/test-slicer-cli.sh "
+                          "builds it")
+    path = Path(where)
     try:
         # After `import slicer`, so that the bridge binds to the very libMRMLCLI.so the wrapping uses
         # (one registry of module descriptions).

@@ -7,8 +7,9 @@ import json
 import os
 import stat
 
-import numpy as np
 import pytest
+
+np = pytest.importorskip("numpy")
 
 import mbir_slicer_harness as h
 

@@ -16,8 +16,9 @@ import json
 import re
 from pathlib import Path
 
-import numpy as np
 import pytest
+
+np = pytest.importorskip("numpy")
 
 import mbir_slicer_harness as h
 from conftest import record_timing, run_tool
