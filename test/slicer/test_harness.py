@@ -63,6 +63,7 @@ def test_description_registers_and_builds_the_parameter_node(harness, scale, tes
     assert node.GetModuleType() == "CommandLineModule"
     assert node.GetModuleTarget() == os.path.abspath(test_cli)
     assert node.GetNumberOfParameterGroups() == 2
+    assert node.GetNumberOfParametersInGroup(1) == 4
     # Slicer's parser read the parameters: names, flags, channels, defaults.
     assert [node.GetParameterName(0, i) for i in range(3)] == ["input", "geometry", "output"]
     assert node.GetParameterLongFlag(0, 0) == "input"
@@ -104,6 +105,37 @@ def test_run_completes_with_the_output_volume_read_back(harness, scale, volume, 
 
     # Slicer deleted its temporary files (the input written for the program, the output read back).
     assert leftovers(harness) == before
+
+
+def arguments(result):
+    line = next(l for l in result.output_text.splitlines() if l.startswith("arguments: "))
+    return json.loads(line[len("arguments: "):])
+
+
+def test_slicers_calling_conventions(harness, scale, volume, geometry_file):
+    """What the tools must accept, seen from the program's side of Slicer's command line."""
+    input_node, array = volume
+    result = harness.run(scale, {"input": input_node, "geometry": geometry_file, "factor": 0.5})
+    assert result.completed, result.error_text
+    args = arguments(result)
+    flags = [a for a in args if a.startswith("--")]
+    # Every parameter with a flag, in XML order, the XML's long flags; a number without a default is passed
+    # with an empty value; a false boolean is left out.
+    assert flags == ["--input", "--geometry", "--output", "--factor", "--steps", "--offset"]
+    assert args[args.index("--offset") + 1] == ""
+    assert args[args.index("--steps") + 1] == "5"  # a default is passed explicitly
+    # Volumes go through temporary NRRD files in the application logic's temporary path.
+    for flag in ("--input", "--output"):
+        path = args[args.index(flag) + 1]
+        assert path.startswith(str(harness.temporary_path) + "/") and path.endswith(".nrrd"), path
+    assert np.array_equal(h.volume_array(result.outputs["output"]), array * 0.5)
+
+    # A true boolean is a bare flag; stderr with exit status 0 still ends Completed.
+    result = harness.run(scale, {"input": input_node, "geometry": geometry_file, "warn": True, "offset": 1})
+    assert result.completed
+    assert arguments(result)[-3:] == ["--offset", "1", "--warn"]
+    assert "warning: --warn was given" in result.error_text
+    assert np.array_equal(h.volume_array(result.outputs["output"]), array * 2 + 1)
 
 
 def test_bad_input_ends_completed_with_errors_and_the_message(harness, scale, volume, tmp_path):
