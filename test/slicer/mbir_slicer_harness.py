@@ -243,7 +243,7 @@ class Harness:
 
     def register(self, executable: str | os.PathLike) -> Module:
         """Reads the executable's --xml (NoXml when it prints none), parses and registers it with Slicer's
-        parser; returns the module. Raises RuntimeError when Slicer's parser rejects the XML."""
+        parser; returns the module. Raises RuntimeError when Slicer's parser rejects the XML or it has no title."""
         executable = Path(os.path.abspath(executable))
         xml, stderr, seconds = read_xml(executable)
         # Slicer drops anything before '<?xml' (with a warning); so does the harness, and tests check it.
@@ -253,7 +253,7 @@ class Harness:
         status = _register(xml_from_declaration.encode(), str(executable).encode(), title, len(title),
                            error, len(error))
         if status != 0:
-            raise RuntimeError(f"Slicer's ModuleDescriptionParser rejects the XML of {executable.name}: "
+            raise RuntimeError(f"registering {executable.name} as a Slicer CLI module fails: "
                                f"{error.value.decode(errors='replace').strip()}")
         module = Module(title=title.value.decode(), executable=executable, xml=xml, xml_seconds=seconds,
                         xml_stderr=stderr, parameters=_parameters(xml_from_declaration))
