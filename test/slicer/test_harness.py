@@ -162,6 +162,15 @@ def test_missing_input_volume_is_the_programs_error(harness, scale, geometry_fil
     assert "--input is required" in result.error_text
 
 
+def test_a_run_past_its_time_is_cancelled(harness, scale, volume, geometry_file):
+    input_node, _ = volume
+    with pytest.raises(TimeoutError, match="after 0.5 s"):
+        harness.run(scale, {"input": input_node, "geometry": geometry_file, "steps": 100}, timeout=0.5)
+    node = harness.scene.GetNodesByClass("vtkMRMLCommandLineModuleNode")
+    last = node.GetItemAsObject(node.GetNumberOfItems() - 1)
+    assert last.GetStatusString() == "Cancelled"
+
+
 def executable(path, text):
     path.write_text(text)
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
