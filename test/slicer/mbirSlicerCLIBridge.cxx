@@ -30,12 +30,12 @@ class ModuleLogo;
 
 // SlicerExecutionModel's ModuleDescription, as this file uses it. The real class is a dozen std::strings,
 // a vector of parameter groups, a process-information block (with a 1024-character message) and a logo:
-// 1248 bytes with this std::string ABI (measured on slicer-core 5.13: its constructors write bytes 0 to 1247 of
-// a buffer, and the logo starts at byte 1184). The storage here is far larger, so that constructing one in it, and the by-value temporary the compiler makes
-// for RegisterModuleDescription, never write past it; the layout check below verifies that the members the
-// library can reach lie well inside it. The declared copy constructor and destructor make the class
-// non-trivial, so that, as for the real class, the Itanium ABI passes it by value through a caller-made
-// temporary (by address) and the caller destroys that temporary.
+// 1248 bytes with this std::string ABI (measured on slicer-core 5.13: its constructors write bytes 0 to 1247
+// of a buffer, and the logo starts at byte 1184). The storage here is far larger, so that constructing one
+// in it, and the by-value temporary the compiler makes for RegisterModuleDescription, never write past it;
+// the layout check below verifies that the members the library can reach lie well inside it. The declared
+// copy constructor and destructor make the class non-trivial, so that, as for the real class, the Itanium ABI
+// passes it by value through a caller-made temporary (by address) and the caller destroys that temporary.
 class ModuleDescription
 {
 public:
