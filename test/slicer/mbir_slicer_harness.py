@@ -357,9 +357,9 @@ class Harness:
         seconds = time.monotonic() - start
         node.RemoveObserver(tag)
         observe(node, None)
-        return Result(status=node.GetStatusString(), status_code=node.GetStatus(), output_text=node.GetOutputText() or "",
-                      error_text=node.GetErrorText() or "", outputs=outputs, progress=progress,
-                      statuses=statuses, seconds=seconds, node=node)
+        return Result(status=node.GetStatusString(), status_code=node.GetStatus(),
+                      output_text=node.GetOutputText() or "", error_text=node.GetErrorText() or "",
+                      outputs=outputs, progress=progress, statuses=statuses, seconds=seconds, node=node)
 
 
 # -- reading volume nodes -------------------------------------------------------------------------------

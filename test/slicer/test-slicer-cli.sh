@@ -60,7 +60,8 @@ if [ ! -x "$venv/bin/python" ]; then
     fi
   fi
 fi
-if ! "$venv/bin/python" -c 'import importlib.util as u, sys; sys.exit(not (u.find_spec("slicer_core") and u.find_spec("pytest")))' 2>/dev/null; then
+has_packages='import importlib.util as u, sys; sys.exit(not (u.find_spec("slicer_core") and u.find_spec("pytest")))'
+if ! "$venv/bin/python" -c "$has_packages" 2>/dev/null; then
   echo "test-slicer-cli: installing $spec and pytest into $venv" >&2
   "$venv/bin/python" -m pip install -q --disable-pip-version-check "$spec" pytest ||
     skip "pip cannot install $spec (no access to the package index?)"
@@ -70,7 +71,8 @@ fi
 # std::string ABI.
 command -v g++ >/dev/null 2>&1 || skip "no g++ to build the CLI registration bridge"
 command -v nm >/dev/null 2>&1 || skip "no nm (binutils) to read the wheel's std::string ABI"
-core=$("$venv/bin/python" -c 'import importlib.util as u; print(u.find_spec("slicer_core").submodule_search_locations[0])')
+core=$("$venv/bin/python" -c \
+  'import importlib.util as u; print(u.find_spec("slicer_core").submodule_search_locations[0])')
 cli_library=$core/libMRMLCLI.so
 parser_library=$core/third_party.libs/libModuleDescriptionParser.so
 [ -f "$cli_library" ] && [ -f "$parser_library" ] ||
