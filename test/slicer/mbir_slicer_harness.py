@@ -82,9 +82,17 @@ def load(bridge: str | os.PathLike | None = None):
     return slicer
 
 
-def read_xml(executable: str | os.PathLike, timeout: float = 5.0) -> tuple[str, str, float]:
+# Slicer's CLI factory gives `--xml` 5 s. The harness waits longer (MBIR_SLICER_XML_TIMEOUT, default 60 s), so
+# that a busy test machine (ctest -j, an MBIR run beside it) does not turn into a failure; the time is in
+# Module.xml_seconds, and the 5 s budget is the tools' conventions test's to check on a quiet machine.
+SLICER_XML_TIMEOUT = 5.0
+
+
+def read_xml(executable: str | os.PathLike, timeout: float | None = None) -> tuple[str, str, float]:
     """Runs `executable --xml` as Slicer's CLI factory does (its folder as the working directory,
-    ITK_AUTOLOAD_PATH empty, a 5 s limit); returns (stdout, stderr, seconds) or raises NoXml."""
+    ITK_AUTOLOAD_PATH empty); returns (stdout, stderr, seconds) or raises NoXml."""
+    if timeout is None:
+        timeout = float(os.environ.get("MBIR_SLICER_XML_TIMEOUT", "60"))
     executable = Path(executable)
     if not (executable.is_file() and os.access(executable, os.X_OK)):
         raise NoXml(f"{executable} is not an executable file")
@@ -94,7 +102,8 @@ def read_xml(executable: str | os.PathLike, timeout: float = 5.0) -> tuple[str, 
         done = subprocess.run([str(executable), "--xml"], cwd=executable.parent, env=env,
                               capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        raise NoXml(f"{executable.name} --xml did not finish within {timeout:g} s (Slicer's limit)")
+        raise NoXml(f"{executable.name} --xml did not finish within {timeout:g} s (Slicer allows "
+                    f"{SLICER_XML_TIMEOUT:g} s)")
     seconds = time.monotonic() - start
     if done.returncode != 0 or "<?xml" not in done.stdout or "<executable" not in done.stdout:
         first = (done.stderr.strip() or done.stdout.strip()).splitlines()[:1]
@@ -345,9 +354,13 @@ class Harness:
                 self._pump()
                 break
             if time.monotonic() - start > timeout:
-                node.Cancel()
+                # Cancel as the panel's Cancel button does. Slicer's logic loses a cancel that comes while it
+                # writes the inputs (it then sets Running and clears the abort flag): cancel again until the
+                # node is no longer busy.
                 deadline = time.monotonic() + 30
                 while node.IsBusy() and time.monotonic() < deadline:
+                    if node.GetStatus() not in (node.Cancelling, node.Cancelled):
+                        node.Cancel()
                     self._pump()
                     time.sleep(0.05)
                 node.RemoveObserver(tag)
