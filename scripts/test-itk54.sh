@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds the module, its tools, examples and tests against 3D Slicer's ITK 5.4, as the PyPI wheel slicer-core-sdk
-# ships it (libraries, headers, ITKConfig.cmake), and runs every test: scripts/test.sh runs it after the tests against
-# Debian's ITK 5.2.
+# Builds the module, its tools (which are also the Slicer CLI modules), examples and tests against 3D Slicer's ITK 5.4,
+# as the PyPI wheel slicer-core-sdk ships it (libraries, headers, ITKConfig.cmake), and runs every test, the Slicer
+# CLI tests included: scripts/test.sh runs it after the tests against Debian's ITK 5.2.
 #
 #   scripts/test-itk54.sh [extra CMake arguments]
 #
@@ -71,7 +71,11 @@ if ! nice -n 10 cmake --build "$build" -j "$jobs" > "$build.build.log" 2>&1; the
 fi
 stamp "built"
 
-# 3. Every test.
+# 3. Every test. The Slicer CLI tests (test/slicer) run the tools built here through Slicer's CLI machinery; they
+# share the venv with slicer-core of the ITK 5.2 build (build/slicer-venv, 1 GB) when there is one.
+if [ -d build/slicer-venv ] && [ ! -e "$build/slicer-venv" ]; then
+  ln -s "$here/build/slicer-venv" "$build/slicer-venv"
+fi
 cd "$build"
 ctest --output-on-failure --timeout 1200 -j "$jobs"
 stamp "done ($here/$build)"
