@@ -56,17 +56,18 @@ if command -v ccache >/dev/null 2>&1; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 stamp "configuring $build"
+mkdir -p "$build"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" \
   -DITK_DIR="$itk_dir" -DCMAKE_PREFIX_PATH="$prefix" -DITKVtkGlue_LOADED=1 \
   -DMBIR_CONSUMER_TEST_CMAKE_ARGS=-DITKVtkGlue_LOADED=1 \
-  -DMBIR_USE_CUDA=OFF -DMBIR_BUILD_PYTHON=OFF "$@" > "$build.configure.log" 2>&1 || {
-  tail -n 40 "$build.configure.log"
+  -DMBIR_USE_CUDA=OFF -DMBIR_BUILD_PYTHON=OFF "$@" > "$build/mbir-configure.log" 2>&1 || {
+  tail -n 40 "$build/mbir-configure.log"
   exit 1
 }
-grep -E '^-- MBIR:' "$build.configure.log"
-stamp "building (log: $build.build.log)"
-if ! nice -n 10 cmake --build "$build" -j "$jobs" > "$build.build.log" 2>&1; then
-  grep -E 'error|FAILED' "$build.build.log" | head -n 40
+grep -E '^-- MBIR:' "$build/mbir-configure.log"
+stamp "building (log: $build/mbir-build.log)"
+if ! nice -n 10 cmake --build "$build" -j "$jobs" > "$build/mbir-build.log" 2>&1; then
+  grep -E 'error|FAILED' "$build/mbir-build.log" | head -n 40
   exit 1
 fi
 stamp "built"
