@@ -48,13 +48,14 @@ for path in sorted(glob.glob(os.path.join(out, "*.json"))):
     config = os.path.basename(path).split("-")[1]
     for b in json.load(open(path))["benchmarks"]:
         scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b["time_unit"]]
-        times.setdefault((b["run_name"], config), []).append(b[metric] * scale)
+        name = b["run_name"].replace("/iterations:1", "").replace("/real_time", "")
+        times.setdefault((name, config), []).append(b[metric] * scale)
 names = sorted({name for name, _ in times}, key=lambda n: (n.split("/")[0] != "forward", n))
 print(f"{metric} (median of {len(times[(names[0], 'native')])} rounds, {threads} thread(s)); ratio to native")
-print(f"{'benchmark':34s}" + "".join(f"{c:>18s}" for c in configs))
+print(f"{'benchmark':26s}" + "".join(f"{c:>18s}" for c in configs))
 for name in names:
     base = statistics.median(times[(name, "native")])
-    row = f"{name:34s}"
+    row = f"{name:26s}"
     for c in configs:
         t = statistics.median(times[(name, c)])
         row += f"{t:10.3f} s {t / base:5.2f}"
