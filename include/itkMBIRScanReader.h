@@ -35,6 +35,36 @@ struct MBIRScan
   Image<float, 3>::Pointer Bright; ///< null when the files hold none
   MBIRGeometry::Pointer    Geometry;
   std::vector<std::string> Notes; ///< what was assumed or mapped, one line each
+
+  /** The same through methods, for the Python wrapping (which does not wrap data members). */
+  Image<float, 3> *
+  GetProjections() const
+  {
+    return Projections.GetPointer();
+  }
+  Image<float, 3> *
+  GetDark() const
+  {
+    return Dark.GetPointer();
+  }
+  Image<float, 3> *
+  GetBright() const
+  {
+    return Bright.GetPointer();
+  }
+  MBIRGeometry *
+  GetGeometry() const
+  {
+    return Geometry.GetPointer();
+  }
+  std::string
+  GetNotes() const ///< one line each
+  {
+    std::string text;
+    for (const std::string & note : Notes)
+      text += note + "\n";
+    return text;
+  }
 };
 
 /** How MBIRScanReader maps what the files leave open. */

@@ -5,6 +5,7 @@
 #   scripts/demo.sh [--geometry parallel|cone|translation|multi-axis] [--snr-db DB] [--output DIR]
 #                   [any mbir-geometry option, e.g. --views 128 --rows 64 --channels 128]
 set -euo pipefail
+export MBIR_PROGRESS=${MBIR_PROGRESS:-none} # the tools' Slicer progress tags are for Slicer, not this log
 cd "$(dirname "$0")/.."
 
 type=parallel snr_db=30 out=build/demo

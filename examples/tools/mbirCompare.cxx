@@ -54,7 +54,8 @@ main(int argc, char ** argv)
     "--reference FILE --image FILE [--image FILE ...] [--picture FILE] [--range LOW,HIGH]",
     "Prints the NRMSE, ||image - reference|| / ||reference||, of each image against the reference (volumes of the "
     "same size, any ITK 3-D format), and with --picture writes a picture of their central slices: one band per "
-    "volume, the reference first, each showing the axial (z), coronal (y) and sagittal (x) slices side by side.");
+    "volume, the reference first, each showing the axial (z), coronal (y) and sagittal (x) slices side by side.",
+    { "Reconstruction.MBIR", "Compare Volumes" });
   std::string              referencePath, picturePath;
   std::vector<std::string> imagePaths;
   std::vector<double>      range;

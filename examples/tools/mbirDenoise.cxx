@@ -14,18 +14,26 @@ main(int argc, char ** argv)
     "--input FILE --output FILE [options]",
     "Denoises a volume (float, any ITK 3-D image) with the qGGMRF prior of MBIR: the MAP estimate under white "
     "Gaussian noise. The output has the input's size, spacing and origin. Prints a summary line with the devices "
-    "used.");
+    "used.",
+    { "Reconstruction.MBIR", "qGGMRF Denoising" });
   std::string input, output, referencePath;
   double      sharpness = 0.0, sigmaNoise = 0.0, stopThreshold = 0.2;
   int         maxIterations = 15, seed = 0;
   bool        verbose = false;
-  cl.required("--input", "FILE", "the volume to denoise", input);
+  cl.group("Input and output");
+  cl.required("--input", "FILE", "the volume to denoise", input).image(mbirtool::Channel::Input).label("Volume");
   cl.required(
-    "--output", "FILE", "the denoised volume; any ITK format, chosen by extension (.nrrd, .mha, .tif ...)", output);
-  cl.number("--sharpness", "S", "larger is sharper and noisier", sharpness, -100, 100);
+    "--output", "FILE", "the denoised volume; any ITK format, chosen by extension (.nrrd, .mha, .tif ...)", output)
+    .image(mbirtool::Channel::Output)
+    .label("Denoised volume");
+  cl.text("--reference", "FILE", "a volume of the input's size to print the NRMSE against", referencePath)
+    .image(mbirtool::Channel::Input)
+    .label("Reference volume (for the NRMSE)");
+  cl.group("Denoising");
+  cl.number("--sharpness", "S", "larger is sharper and noisier", sharpness, -100, 100).constraints(-3, 3, 0.25);
   cl.number(
     "--sigma-noise", "SIGMA", "standard deviation of the noise; 0 estimates it from the volume", sigmaNoise, 0, 1e30);
-  cl.integer("--max-iterations", "N", "most iterations", maxIterations, 0, 100000);
+  cl.integer("--max-iterations", "N", "most iterations", maxIterations, 0, 100000).constraints(1, 100, 1);
   cl.number("--stop-threshold",
             "PCT",
             "stop once an iteration changes the volume by less than this percentage",
@@ -34,7 +42,6 @@ main(int argc, char ** argv)
             100);
   cl.integer("--seed", "N", "seed of the subset order (the same seed gives the same result)", seed, 0, 2147483647);
   cl.flag("--verbose", "print the log, one line per iteration", verbose);
-  cl.text("--reference", "FILE", "a volume of the input's size to print the NRMSE against", referencePath);
   const mbirtool::DeviceOptions devices(cl);
   return mbirtool::run(cl.tool(), [&] {
     cl.parse(argc, argv);
@@ -53,6 +60,7 @@ main(int argc, char ** argv)
     filter->SetSeed(static_cast<unsigned long>(seed));
     filter->SetVerbose(verbose ? 1 : 0);
     devices.Apply(filter.GetPointer());
+    const mbirtool::SlicerProgress progress(filter.GetPointer(), "qGGMRF denoising", "MAP denoising");
     filter->Update();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const mbir::DenoiseReport & report = filter->GetDenoiseReport();

@@ -122,7 +122,14 @@ Options
 parse(mbirtool::CommandLine & cl, int argc, char ** argv)
 {
   Options o;
-  cl.required("--output", "FILE", "the geometry JSON file to write", o.output);
+  std::vector<std::string> typeNames;
+  for (const mbir::GeometryType & type : mbir::geometryTypes())
+    typeNames.push_back(toolTypeName(type));
+  cl.group("Output");
+  cl.required("--output", "FILE", "the geometry JSON file to write", o.output)
+    .file(mbirtool::Channel::Output, ".json")
+    .label("Geometry file");
+  cl.group("Scan", "The kind of scan and its views");
   cl.custom("--type",
             "TYPE",
             "parallel, cone (point source, flat or curved detector, circular or helical), translation (fixed source, "
@@ -135,8 +142,10 @@ parse(mbirtool::CommandLine & cl, int argc, char ** argv)
                 throw UsageError("--type must be " + toolTypeNames(", ", " or ") + ", got '" + v + "'");
               }
               o.type = toolTypeName(*type);
-            });
+            })
+    .choices(typeNames);
   cl.integer("--views", "N", "number of views, evenly spaced over the angular range", o.views, 1, 1 << 20);
+  cl.group("Detector");
   cl.integer("--rows", "N", "detector rows", o.rows, 1, 1 << 20);
   cl.integer("--channels", "N", "detector channels per row", o.channels, 1, 1 << 20);
   cl.number("--pitch", "MM", "detector pitch, channels and rows", o.pitch, 1e-9, 1e9);
@@ -162,7 +171,8 @@ parse(mbirtool::CommandLine & cl, int argc, char ** argv)
             "RAD",
             "first view angle (azimuth for multi-axis); also 'pi', '-pi/2', '2pi'",
             "0",
-            [&o](auto & v) { o.angleStart = mbirtool::parseAngle("--angle-start", v); });
+            [&o](auto & v) { o.angleStart = mbirtool::parseAngle("--angle-start", v); })
+    .xmlDefault("0");
   cl.custom("--angle-range",
             "RAD",
             "angles start + range * v / views, v = 0 .. views-1 (the end is excluded)",
@@ -180,6 +190,7 @@ parse(mbirtool::CommandLine & cl, int argc, char ** argv)
             "number of views",
             "",
             [&o](auto & v) { o.angles = mbirtool::parseList("--angles", v); });
+  cl.group("Cone beam and translation");
   cl.custom("--source-iso",
             "MM",
             "cone, translation: source to rotation axis (translation: to the volume centre)",
@@ -205,9 +216,10 @@ parse(mbirtool::CommandLine & cl, int argc, char ** argv)
   cl.custom("--helical-shifts", "LIST", "cone: the scanner height (MM, +z) per view, as --angles", "", [&o](auto & v) {
     o.helicalShifts = mbirtool::parseList("--helical-shifts", v);
   });
+  cl.group("Multi-axis and translation");
   cl.custom("--elevation", "RAD", "multi-axis: the elevation of every view, |elevation| < pi/2", "0", [&o](auto & v) {
-    o.elevation = mbirtool::parseAngle("--elevation", v);
-  });
+      o.elevation = mbirtool::parseAngle("--elevation", v);
+    }).xmlDefault("0");
   cl.custom("--elevations", "LIST", "multi-axis: the elevation per view, as --angles", "", [&o](auto & v) {
     o.elevations = mbirtool::parseList("--elevations", v);
   });
@@ -215,12 +227,14 @@ parse(mbirtool::CommandLine & cl, int argc, char ** argv)
             "NX,NZ",
             "translation: NX x NZ views on a raster in x and z centred on 0, z in the outer loop",
             "8,8",
-            listOf("--raster", o.raster, 2));
+            listOf("--raster", o.raster, 2))
+    .xmlDefault("8,8");
   cl.custom("--raster-step",
             "DX,DZ",
             "translation: the raster's steps (MM) in x and z",
             "the detector size at the volume centre / (NX, NZ)",
             listOf("--raster-step", o.rasterStep, 2));
+  cl.group("Volume", "The volume grid (by default it covers the detector's field of view)");
   cl.custom("--volume-size",
             "X,Y,Z",
             "volume size in voxels [x = column, y = row, z = slice] (parallel beam: z = rows)",
@@ -243,14 +257,16 @@ parse(mbirtool::CommandLine & cl, int argc, char ** argv)
                 throw UsageError("--ror must be ellipse or all, got '" + v + "'");
               }
               o.ror = v;
-            });
+            })
+    .label("Region of reconstruction (ellipse or all; empty: the geometry's default)");
   cl.repeated("--set",
               "NAME=VALUE",
               "any parameter of the geometry file by its JSON name, the value as JSON, applied last (the grid is "
               "kept unless given): e.g. curved_detector=true, recon_slice_offset=2.5, 'ror_mask=\"none\"'. "
               "Names: " +
                 parameterNames(),
-              o.sets);
+              o.sets)
+    .notInSlicer(); // Slicer's panel has the typed options
   cl.parse(argc, argv);
 
   // Options that set a parameter some geometry types lack are refused for those rather than ignored.
@@ -565,7 +581,8 @@ main(int argc, char ** argv)
     "--output FILE [--type " + toolTypeNames("|", "|") + "] [options]",
     "Writes a scan geometry and its volume grid as a geometry JSON file, the file that mbir-phantom, mbir-project "
     "and mbir-recon read. Lengths are in mm and angles in radians. The volume grid is the default one (it covers the "
-    "detector's field of view) unless --volume-size or --volume-spacing say otherwise. Prints a one-line summary.");
+    "detector's field of view) unless --volume-size or --volume-spacing say otherwise. Prints a one-line summary.",
+    { "Reconstruction.MBIR", "Create Scan Geometry" });
   return mbirtool::run(cl.tool(), [&] {
     const Options                    o = parse(cl, argc, argv);
     const itk::MBIRGeometry::Pointer geometry = makeGeometry(o);

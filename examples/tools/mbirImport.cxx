@@ -14,20 +14,30 @@ main(int argc, char ** argv)
     "Reads a scan's files with no hand editing (README \"Real scanner data: files\") and writes its geometry (JSON, "
     "lengths in mm, angles in radians, the default volume grid) and its raw projections, float [channel, row, view] "
     "with the detector pitch as spacing, as the other tools take them; the dark and bright fields, when the files "
-    "hold them, go to --dark and --bright. The projections are not normalised: that is the next step.");
+    "hold them, go to --dark and --bright. The projections are not normalised: that is the next step.",
+    { "Reconstruction.MBIR", "Import Scan Files" });
   std::string tiffFolder, sidecar, dxchange, xtekct, geometryPath, projectionsPath, darkPath, brightPath;
   bool        reverse = false;
   double      pixelSize = 0.0;
+  cl.group("Scan files", "One of: a TIFF folder with its sidecar, a DXchange file, a Nikon .xtekct file");
   cl.text(
-    "--tiff-folder", "DIR", "a folder of TIFF projections, one per file, sorted by name (with --sidecar)", tiffFolder);
+    "--tiff-folder", "DIR", "a folder of TIFF projections, one per file, sorted by name (with --sidecar)", tiffFolder)
+    .directory(mbirtool::Channel::Input)
+    .label("TIFF folder");
   cl.text("--sidecar",
           "FILE",
           "the JSON file that describes the TIFF folder: geometry, angles or angles_file, angle_unit, pixel_size, "
           "distances, dark and bright patterns",
-          sidecar);
+          sidecar)
+    .file(mbirtool::Channel::Input, ".json")
+    .label("Sidecar (TIFF folder)");
   cl.text(
-    "--dxchange", "FILE", "an HDF5 file in the DXchange layout (/exchange/data, theta, ...): parallel beam", dxchange);
-  cl.text("--xtekct", "FILE", "a Nikon .xtekct file, its projections <Name>_0001.tif ... beside it: cone beam", xtekct);
+    "--dxchange", "FILE", "an HDF5 file in the DXchange layout (/exchange/data, theta, ...): parallel beam", dxchange)
+    .file(mbirtool::Channel::Input, ".h5,.hdf5,.hdf")
+    .label("DXchange file");
+  cl.text("--xtekct", "FILE", "a Nikon .xtekct file, its projections <Name>_0001.tif ... beside it: cone beam", xtekct)
+    .file(mbirtool::Channel::Input, ".xtekct")
+    .label("Nikon .xtekct file");
   cl.number("--pixel-size",
             "MM",
             "DXchange: the detector pitch in mm when the file gives none (0: the file must give it)",
@@ -36,12 +46,21 @@ main(int argc, char ** argv)
             1e6);
   cl.flag(
     "--reverse-rotation", "negate every angle, for a scanner that turns the other way (a mirrored recon)", reverse);
-  cl.required("--geometry", "FILE", "the geometry JSON file to write", geometryPath);
+  cl.group("Outputs");
+  cl.required("--geometry", "FILE", "the geometry JSON file to write", geometryPath)
+    .file(mbirtool::Channel::Output, ".json")
+    .label("Geometry file");
   cl.required(
-    "--projections", "FILE", "the raw projections to write; any ITK format (.nrrd, .mha ...)", projectionsPath);
-  cl.text("--dark", "FILE", "the dark frames to write, [channel, row, frame], when the scan has them", darkPath);
+    "--projections", "FILE", "the raw projections to write; any ITK format (.nrrd, .mha ...)", projectionsPath)
+    .image(mbirtool::Channel::Output)
+    .label("Raw projections");
+  cl.text("--dark", "FILE", "the dark frames to write, [channel, row, frame], when the scan has them", darkPath)
+    .image(mbirtool::Channel::Output)
+    .label("Dark frames");
   cl.text(
-    "--bright", "FILE", "the bright (flat) frames to write, [channel, row, frame], when the scan has them", brightPath);
+    "--bright", "FILE", "the bright (flat) frames to write, [channel, row, frame], when the scan has them", brightPath)
+    .image(mbirtool::Channel::Output)
+    .label("Bright frames");
   return mbirtool::run(cl.tool(), [&] {
     cl.parse(argc, argv);
     const int sources = !tiffFolder.empty() + !dxchange.empty() + !xtekct.empty();

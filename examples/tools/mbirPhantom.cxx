@@ -12,11 +12,17 @@ main(int argc, char ** argv)
     "--geometry FILE --output FILE",
     "Writes the low-dynamic-range 3-D Shepp-Logan phantom (values 0 to 1) on the volume grid of a geometry file: its "
     "size, voxel pitch and origin, so that the phantom lies where the geometry's volume lies and mbir-project can "
-    "project it. It spans the grid along each axis. The volume is float, indexed [x = column, y = row, z = slice].");
+    "project it. It spans the grid along each axis. The volume is float, indexed [x = column, y = row, z = slice].",
+    { "Reconstruction.MBIR", "Shepp-Logan Phantom" });
   std::string geometryPath, output;
-  cl.required("--geometry", "FILE", "geometry JSON file (see mbir-geometry)", geometryPath);
+  cl.group("Input and output");
+  cl.required("--geometry", "FILE", "geometry JSON file (see mbir-geometry)", geometryPath)
+    .file(mbirtool::Channel::Input, ".json")
+    .label("Geometry file");
   cl.required(
-    "--output", "FILE", "the phantom volume; any ITK format, chosen by extension (.nrrd, .mha, .tif ...)", output);
+    "--output", "FILE", "the phantom volume; any ITK format, chosen by extension (.nrrd, .mha, .tif ...)", output)
+    .image(mbirtool::Channel::Output)
+    .label("Phantom volume");
   return mbirtool::run(cl.tool(), [&] {
     cl.parse(argc, argv);
     const itk::MBIRGeometry::Pointer geometry = mbirtool::readGeometry("--geometry", geometryPath);

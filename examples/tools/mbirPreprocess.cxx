@@ -63,7 +63,8 @@ main(int argc, char ** argv)
     "and bright field correction (bright fields before and after the scan interpolated over the views), dead, hot "
     "and non-finite detector cells found, weighted 0 and interpolated, the background offset removed, optionally "
     "rings suppressed. With --estimate-center it also estimates the centre of rotation (det_channel_offset) from "
-    "the line integrals and, with --write-geometry, writes it into the --geometry file.");
+    "the line integrals and, with --write-geometry, writes it into the --geometry file.",
+    { "Reconstruction.MBIR", "Transmission Preprocessing" });
   std::string              input, output, weightsOutput, geometryPath, weightType = "transmission";
   std::vector<std::string> darks, brights, brightsAfter;
   bool                     noOffset = false, perView = false, rings = false, noBadPixels = false;
@@ -72,16 +73,32 @@ main(int argc, char ** argv)
   double                   minTransmission = defaults.minTransmission, saturation = 0.0;
   double                   badThreshold = defaults.badPixelThreshold, angleRange = 2 * M_PI;
   int                      edgeWidth = defaults.edgeWidth, ringWidth = defaults.ringWidth;
-  cl.required("--input", "FILE", "raw counts [channel, row, view]; any ITK 3-D image format", input);
-  cl.required("--output", "FILE", "the line integrals, float, [channel, row, view]", output);
-  cl.repeated("--dark", "FILE", "dark fields: a 2-D image or a 3-D stack; repeat for more (all averaged)", darks);
-  cl.repeated("--bright", "FILE", "bright (flat) fields taken before the scan; repeatable, averaged", brights);
+  cl.group("Input and output");
+  cl.required("--input", "FILE", "raw counts [channel, row, view]; any ITK 3-D image format", input)
+    .image(mbirtool::Channel::Input)
+    .label("Raw counts");
+  cl.required("--output", "FILE", "the line integrals, float, [channel, row, view]", output)
+    .image(mbirtool::Channel::Output)
+    .label("Line integrals");
+  cl.repeated("--dark", "FILE", "dark fields: a 2-D image or a 3-D stack; repeat for more (all averaged)", darks)
+    .image(mbirtool::Channel::Input)
+    .label("Dark field");
+  cl.repeated("--bright", "FILE", "bright (flat) fields taken before the scan; repeatable, averaged", brights)
+    .image(mbirtool::Channel::Input)
+    .label("Bright field");
   cl.repeated("--bright-after",
               "FILE",
               "bright fields taken after the scan; the bright field is interpolated linearly over the views",
-              brightsAfter);
-  cl.text("--weights-output", "FILE", "write the weights (0 for bad cells and entries)", weightsOutput);
-  cl.text("--weight-type", "TYPE", "transmission, transmission_root, emission or unweighted", weightType);
+              brightsAfter)
+    .image(mbirtool::Channel::Input)
+    .label("Bright field after the scan");
+  cl.text("--weights-output", "FILE", "write the weights (0 for bad cells and entries)", weightsOutput)
+    .image(mbirtool::Channel::Output)
+    .label("Weights");
+  cl.group("Corrections");
+  cl.custom("--weight-type", "TYPE", "transmission, transmission_root, emission or unweighted", weightType, [&](auto & v) {
+      weightType = v;
+    }).choices({ "transmission", "transmission_root", "emission", "unweighted" });
   cl.number("--min-transmission",
             "T",
             "transmissions below T (zero or negative counts) are clamped to T before -log",
@@ -103,10 +120,13 @@ main(int argc, char ** argv)
   cl.flag("--rings", "suppress rings: remove per-cell deviations of the view-averaged sinogram", rings);
   cl.integer(
     "--ring-width", "N", "channels of the median that ring suppression compares with (odd)", ringWidth, 3, 1001);
+  cl.group("Centre of rotation");
   cl.flag("--estimate-center",
           "estimate the centre of rotation (det_channel_offset) from the line integrals",
           estimateCenter);
-  cl.text("--geometry", "FILE", "the scan's geometry JSON (angles, pitch) for --estimate-center", geometryPath);
+  cl.text("--geometry", "FILE", "the scan's geometry JSON (angles, pitch) for --estimate-center", geometryPath)
+    .file(mbirtool::Channel::Input, ".json")
+    .label("Geometry file");
   cl.flag("--write-geometry", "write the estimated det_channel_offset into the --geometry file", writeGeometry);
   cl.flag("--correct-tilt",
           "with --estimate-center: rotate the projections and weights to undo a measured detector tilt, rewrite "
@@ -116,7 +136,8 @@ main(int argc, char ** argv)
             "RAD",
             "without --geometry: parallel beam, views evenly over this range (e.g. pi or 2pi)",
             "2pi",
-            [&](auto & v) { angleRange = mbirtool::parseAngle("--angle-range", v); });
+            [&](auto & v) { angleRange = mbirtool::parseAngle("--angle-range", v); })
+    .xmlDefault("2pi");
   return mbirtool::run(cl.tool(), [&] {
     cl.parse(argc, argv);
     if (correctTilt && !estimateCenter)
@@ -172,6 +193,7 @@ main(int argc, char ** argv)
     filter->SetSuppressRings(rings);
     filter->SetRingWidth(ringWidth);
     filter->SetWeightType(weightType);
+    const mbirtool::SlicerProgress progress(filter.GetPointer(), "Preprocessing", "raw counts to line integrals");
     filter->Update();
     const mbirtool::ImageType::Pointer lineIntegrals = filter->GetOutput();
     mbirtool::writeImage("--output", output, lineIntegrals.GetPointer());

@@ -1,4 +1,5 @@
-// mbir-recon: MBIR or the direct recon (FBP, FDK, ...) of projections with a geometry.
+// mbir-recon: MBIR or the direct recon (FBP, FDK, ...) of projections with a geometry; built a second time as
+// mbir-direct-recon (MBIR_DIRECT_ONLY), the direct recon alone, a Slicer module of its own.
 
 #include "itkMBIRDirectReconstructionFilter.h"
 #include "itkMBIRReconstructionFilter.h"
@@ -25,6 +26,18 @@ directReconName(const itk::MBIRGeometry & geometry)
 int
 main(int argc, char ** argv)
 {
+#ifdef MBIR_DIRECT_ONLY // mbir-direct-recon: the same program with the direct recon only (its own Slicer module)
+  constexpr bool directOnly = true;
+  mbirtool::CommandLine cl(
+    "mbir-direct-recon",
+    "--geometry FILE --input FILE --output FILE [options]",
+    "Reconstructs projections (float, [channel, row, view], spacing the detector pitch) with the geometry's direct "
+    "recon: FBP for parallel beam, FDK for cone beam, directional FBP for multi-axis, normalised back projection for "
+    "translation. Writes the volume, float, [x, y, z], with the geometry's voxel pitch and origin. The same as "
+    "mbir-recon --direct.",
+    { "Reconstruction.MBIR", "Direct Reconstruction (FBP/FDK)" });
+#else
+  constexpr bool directOnly = false;
   mbirtool::CommandLine cl(
     "mbir-recon",
     "--geometry FILE --input FILE --output FILE [--direct] [options]",
@@ -33,57 +46,87 @@ main(int argc, char ** argv)
     "--sharpness) by default, or with --direct the geometry's direct recon (FBP for parallel beam, FDK for cone "
     "beam, directional FBP for multi-axis, normalised back projection for translation). Writes the volume, float, "
     "[x, y, z], with the geometry's voxel pitch and origin, and prints a summary line with the devices used (and the "
-    "MBIR log with --verbose).");
+    "MBIR log with --verbose).",
+    { "Reconstruction.MBIR", "MBIR Reconstruction" });
+#endif
   std::string geometryPath, input, output, weightType = "unweighted", weightsPath, initialPath, referencePath;
-  bool        direct = false, positivity = false, verbose = false;
+  bool        direct = directOnly, positivity = false, verbose = false, noNoiseEstimate = false;
   double      sharpness = 1.0, snrDb = 30.0, stopThreshold = 0.2;
   int         maxIterations = 15, seed = 0;
-  cl.required("--geometry", "FILE", "geometry JSON file (see mbir-geometry)", geometryPath);
-  cl.required("--input", "FILE", "the projections; any ITK 3-D image format", input);
-  cl.required("--output", "FILE", "the volume; any ITK format, chosen by extension (.nrrd, .mha, .tif ...)", output);
-  cl.flag("--direct", "the direct recon instead of MBIR (the options below are MBIR's)", direct);
-  cl.number("--sharpness", "S", "MBIR: larger is sharper and noisier", sharpness, -100, 100);
-  cl.number("--snr-db",
-            "DB",
-            "MBIR: the assumed signal-to-noise ratio of the projections (default: 30 dB, with sigma_y raised when "
-            "the projections show model mismatch that the recon's fit test confirms)",
-            snrDb,
-            -100,
-            300);
-  cl.custom("--weight-type",
-            "TYPE",
-            "MBIR: weights made from the projections: unweighted, transmission, transmission_root or emission",
-            weightType,
-            [&](const std::string & v) {
-              if (v != "unweighted" && v != "transmission" && v != "transmission_root" && v != "emission")
-              {
-                throw mbirtool::UsageError(
-                  "--weight-type must be unweighted, transmission, transmission_root or emission, got '" + v + "'");
-              }
-              weightType = v;
-            });
-  cl.text("--weights", "FILE", "MBIR: weights (>= 0) of the projections' size, instead of --weight-type", weightsPath);
-  cl.integer("--max-iterations", "N", "MBIR: most iterations", maxIterations, 0, 100000);
-  cl.number("--stop-threshold",
-            "PCT",
-            "MBIR: stop once an iteration changes the volume by less than this percentage",
-            stopThreshold,
-            0,
-            100);
-  cl.flag("--positivity", "MBIR: keep every voxel >= 0", positivity);
-  cl.integer(
-    "--seed", "N", "MBIR: seed of the subset order (the same seed gives the same result)", seed, 0, 2147483647);
-  cl.text("--initial", "FILE", "MBIR: start from this volume instead of the scaled direct recon", initialPath);
-  cl.flag("--verbose", "MBIR: print the log, one line per iteration", verbose);
-  cl.text("--reference", "FILE", "a volume of the output's size to print the NRMSE against", referencePath);
+  cl.group("Input and output");
+  cl.required("--geometry", "FILE", "geometry JSON file (see mbir-geometry)", geometryPath)
+    .file(mbirtool::Channel::Input, ".json")
+    .label("Geometry file");
+  cl.required("--input", "FILE", "the projections; any ITK 3-D image format", input)
+    .image(mbirtool::Channel::Input)
+    .label("Projections");
+  cl.required("--output", "FILE", "the volume; any ITK format, chosen by extension (.nrrd, .mha, .tif ...)", output)
+    .image(mbirtool::Channel::Output)
+    .label("Output volume");
+  cl.text("--reference", "FILE", "a volume of the output's size to print the NRMSE against", referencePath)
+    .image(mbirtool::Channel::Input)
+    .label("Reference volume (for the NRMSE)");
+  if (!directOnly)
+  {
+    cl.flag("--direct", "the direct recon instead of MBIR (the options below are MBIR's)", direct).notInSlicer();
+    cl.text("--weights", "FILE", "MBIR: weights (>= 0) of the projections' size, instead of --weight-type", weightsPath)
+      .image(mbirtool::Channel::Input)
+      .label("Weights");
+    cl.text("--initial", "FILE", "MBIR: start from this volume instead of the scaled direct recon", initialPath)
+      .image(mbirtool::Channel::Input)
+      .label("Initial volume");
+    cl.group("Regularisation", "How smooth the volume is and how closely it fits the projections");
+    cl.number("--sharpness", "S", "MBIR: larger is sharper and noisier", sharpness, -100, 100)
+      .constraints(-3, 3, 0.25);
+    cl.number("--snr-db",
+              "DB",
+              "MBIR: the assumed signal-to-noise ratio of the projections; a value other than 30 is used as given, "
+              "30 with sigma_y raised when the projections show model mismatch that the recon's fit test confirms "
+              "(README \"Automatic regularisation\")",
+              snrDb,
+              -100,
+              300)
+      .constraints(0, 60, 1)
+      .label("SNR (dB)");
+    cl.flag("--no-noise-estimate", "MBIR: sigma_y from --snr-db alone, as MBIRJAX (no raise for model mismatch)",
+            noNoiseEstimate);
+    cl.custom("--weight-type",
+              "TYPE",
+              "MBIR: weights made from the projections: unweighted, transmission, transmission_root or emission",
+              weightType,
+              [&](const std::string & v) {
+                if (v != "unweighted" && v != "transmission" && v != "transmission_root" && v != "emission")
+                {
+                  throw mbirtool::UsageError(
+                    "--weight-type must be unweighted, transmission, transmission_root or emission, got '" + v + "'");
+                }
+                weightType = v;
+              })
+      .choices({ "unweighted", "transmission", "transmission_root", "emission" });
+    cl.flag("--positivity", "MBIR: keep every voxel >= 0", positivity);
+    cl.group("Iterations");
+    cl.integer("--max-iterations", "N", "MBIR: most iterations", maxIterations, 0, 100000).constraints(1, 100, 1);
+    cl.number("--stop-threshold",
+              "PCT",
+              "MBIR: stop once an iteration changes the volume by less than this percentage",
+              stopThreshold,
+              0,
+              100)
+      .constraints(0, 5, 0.05);
+    cl.integer(
+      "--seed", "N", "MBIR: seed of the subset order (the same seed gives the same result)", seed, 0, 2147483647);
+    cl.flag("--verbose", "MBIR: print the log, one line per iteration", verbose);
+  }
   const mbirtool::DeviceOptions devices(cl);
   return mbirtool::run(cl.tool(), [&] {
     cl.parse(argc, argv);
     devices.Check();
-    if (direct)
+    if (direct && !directOnly)
     {
+      // Slicer passes every option with its default: only other values are refused.
       for (const char * option : { "--sharpness",
                                    "--snr-db",
+                                   "--no-noise-estimate",
                                    "--weight-type",
                                    "--weights",
                                    "--max-iterations",
@@ -99,7 +142,7 @@ main(int argc, char ** argv)
         }
       }
     }
-    if (cl.given("--weights") && cl.given("--weight-type"))
+    if (!directOnly && cl.given("--weights") && cl.given("--weight-type"))
     {
       throw mbirtool::UsageError("--weights and --weight-type exclude each other");
     }
@@ -123,6 +166,7 @@ main(int argc, char ** argv)
       filter->SetInput(projections);
       filter->SetGeometry(geometry);
       devices.Apply(filter.GetPointer());
+      const mbirtool::SlicerProgress progress(filter.GetPointer(), "Direct recon", directReconName(*geometry));
       filter->Update();
       volume = filter->GetOutput();
       deviceSummary = filter->GetDeviceSummary();
@@ -143,7 +187,7 @@ main(int argc, char ** argv)
       }
       filter->SetSharpness(sharpness);
       filter->SetSNRdB(snrDb);
-      filter->SetEstimateNoise(!cl.given("--snr-db")); // an explicit SNR is used as given
+      filter->SetEstimateNoise(!cl.given("--snr-db") && !noNoiseEstimate); // an explicit SNR is used as given
       filter->SetWeightType(weightType);
       filter->SetMaxIterations(maxIterations);
       filter->SetStopThresholdChangePercent(stopThreshold);
@@ -151,6 +195,7 @@ main(int argc, char ** argv)
       filter->SetSeed(static_cast<unsigned long>(seed));
       filter->SetVerbose(verbose ? 1 : 0);
       devices.Apply(filter.GetPointer());
+      const mbirtool::SlicerProgress progress(filter.GetPointer(), "MBIR", "MBIR reconstruction");
       filter->Update();
       volume = filter->GetOutput();
       deviceSummary = filter->GetDeviceSummary();

@@ -1,8 +1,11 @@
 #pragma once
-// What the command-line tools share: options declared once (so --help lists every option and an unknown
-// one is caught), numbers checked whole, the device options, image and geometry files checked before use,
-// and one way to report an error (a message naming the bad option or file, a non-zero exit status).
+// What the command-line tools share besides their parameter table (mbirCommandLine.h): angles and lists,
+// the device options, image and geometry files checked before use, progress for Slicer, and one way to report
+// an error (a message naming the bad option or file, a non-zero exit status).
 
+#include "mbirCommandLine.h"
+
+#include "itkCommand.h"
 #include "itkImage.h"
 #include "itkImageFileReader.h"
 #include "itkImageFileWriter.h"
@@ -11,7 +14,10 @@
 #include "mbir/Devices.h"
 #include "mbir/Metrics.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -27,42 +33,6 @@
 namespace mbirtool {
 
 using ImageType = itk::Image<float, 3>;
-
-// A mistake on the command line: reported with a pointer to --help, exit status 2.
-struct UsageError : std::runtime_error
-{
-  using std::runtime_error::runtime_error;
-};
-
-// `text` as a whole number in [low, high]; `option` names it in errors.
-inline double
-parseNumber(const std::string & option, const std::string & text, double low, double high)
-{
-  char *       end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !std::isfinite(value))
-  {
-    throw UsageError(option + " needs a number, got '" + text + "'");
-  }
-  if (value < low || value > high)
-  {
-    std::ostringstream range;
-    range << option << " must lie in [" << low << ", " << high << "], got " << text;
-    throw UsageError(range.str());
-  }
-  return value;
-}
-
-inline long
-parseInteger(const std::string & option, const std::string & text, long low, long high)
-{
-  const double value = parseNumber(option, text, static_cast<double>(low), static_cast<double>(high));
-  if (value != std::floor(value))
-  {
-    throw UsageError(option + " needs a whole number, got '" + text + "'");
-  }
-  return static_cast<long>(value);
-}
 
 // An angle in radians, written as a number or a multiple of pi: 1.5, pi, -pi/2, 2pi, 0.25*pi.
 inline double
@@ -128,241 +98,6 @@ parseList(const std::string & option, const std::string & text)
   return values;
 }
 
-// The declared options of one tool and their parsing. Each declaration binds an option to a variable; the
-// variable's value at declaration time is the default that --help shows.
-class CommandLine
-{
-public:
-  CommandLine(std::string tool, std::string usage, std::string purpose)
-    : m_Tool(std::move(tool))
-    , m_Usage(std::move(usage))
-    , m_Purpose(std::move(purpose))
-  {}
-
-  void
-  text(const std::string & name, const std::string & metavar, const std::string & help, std::string & target)
-  {
-    add(name, metavar, help, target.empty() ? "" : target, [&target](const std::string & v) { target = v; });
-  }
-  void
-  required(const std::string & name, const std::string & metavar, const std::string & help, std::string & target)
-  {
-    add(name, metavar, help, "required", [&target](const std::string & v) { target = v; });
-    m_Options.back().required = true;
-  }
-  void
-  number(const std::string & name,
-         const std::string & metavar,
-         const std::string & help,
-         double &            target,
-         double              low,
-         double              high)
-  {
-    add(name, metavar, help, shortest(target), [&target, name, low, high](const std::string & v) {
-      target = parseNumber(name, v, low, high);
-    });
-  }
-  void
-  integer(const std::string & name,
-          const std::string & metavar,
-          const std::string & help,
-          int &               target,
-          int                 low,
-          int                 high)
-  {
-    add(name, metavar, help, std::to_string(target), [&target, name, low, high](const std::string & v) {
-      target = static_cast<int>(parseInteger(name, v, low, high));
-    });
-  }
-  // An option that may be given several times; each value is appended.
-  void
-  repeated(const std::string &        name,
-           const std::string &        metavar,
-           const std::string &        help,
-           std::vector<std::string> & target)
-  {
-    add(name, metavar, help, "", [&target](const std::string & v) { target.push_back(v); });
-    m_Options.back().repeatable = true;
-  }
-  void
-  flag(const std::string & name, const std::string & help, bool & target)
-  {
-    add(name, "", help, "", [&target](const std::string &) { target = true; });
-    m_Options.back().flag = true;
-  }
-  // Any other kind of value: `set` parses it (and throws UsageError naming the option when it is bad).
-  void
-  custom(const std::string &                            name,
-         const std::string &                            metavar,
-         const std::string &                            help,
-         const std::string &                            defaultText,
-         std::function<void(const std::string & value)> set)
-  {
-    add(name, metavar, help, defaultText, std::move(set));
-  }
-
-  // Sets the declared variables; --help prints the help and exits 0.
-  void
-  parse(int argc, char ** argv)
-  {
-    for (int a = 1; a < argc; ++a)
-    {
-      const std::string argument = argv[a];
-      if (argument == "--help" || argument == "-h")
-      {
-        printHelp(std::cout);
-        std::exit(0);
-      }
-      Option * option = find(argument);
-      if (option == nullptr)
-      {
-        throw UsageError("unknown option '" + argument + "'");
-      }
-      if (option->given && !option->repeatable)
-      {
-        throw UsageError(argument + " given twice");
-      }
-      option->given = true;
-      if (option->flag)
-      {
-        option->set("");
-        continue;
-      }
-      if (a + 1 >= argc)
-      {
-        throw UsageError(argument + " needs a value (" + option->metavar + ")");
-      }
-      option->set(argv[++a]);
-    }
-    for (const Option & option : m_Options)
-    {
-      if (option.required && !option.given)
-      {
-        throw UsageError("missing " + option.name + " " + option.metavar);
-      }
-    }
-  }
-
-  bool
-  given(const std::string & name) const
-  {
-    for (const Option & option : m_Options)
-    {
-      if (option.name == name)
-      {
-        return option.given;
-      }
-    }
-    throw std::logic_error("undeclared option " + name);
-  }
-
-  void
-  printHelp(std::ostream & out) const
-  {
-    out << "usage: " << m_Tool << " " << m_Usage << "\n" << wrap(m_Purpose, 0) << "\nOptions:\n";
-    for (const Option & option : m_Options)
-    {
-      std::string head = "  " + option.name + (option.metavar.empty() ? "" : " " + option.metavar);
-      std::string help = option.help;
-      if (!option.defaultText.empty())
-      {
-        help += option.required ? " (required)" : " (default " + option.defaultText + ")";
-      }
-      head += head.size() < kHelpColumn ? std::string(kHelpColumn - head.size(), ' ') : "\n" + indent(kHelpColumn);
-      out << head << wrap(help, kHelpColumn).substr(kHelpColumn) << "\n";
-    }
-    out << "  --help" << std::string(kHelpColumn - 8, ' ') << "print this help and exit\n";
-  }
-
-  const std::string &
-  tool() const
-  {
-    return m_Tool;
-  }
-
-  // The shortest text that gives `value` back, for defaults and summaries.
-  static std::string
-  shortest(double value)
-  {
-    std::ostringstream out;
-    out << value;
-    return out.str();
-  }
-
-private:
-  static constexpr std::size_t kHelpColumn = 30, kWidth = 100;
-
-  struct Option
-  {
-    std::string                              name, metavar, help, defaultText;
-    std::function<void(const std::string &)> set;
-    bool                                     flag = false, required = false, repeatable = false, given = false;
-  };
-
-  void
-  add(const std::string &                      name,
-      const std::string &                      metavar,
-      const std::string &                      help,
-      const std::string &                      defaultText,
-      std::function<void(const std::string &)> set)
-  {
-    m_Options.push_back(Option{ name, metavar, help, defaultText, std::move(set) });
-  }
-
-  Option *
-  find(const std::string & name)
-  {
-    for (Option & option : m_Options)
-    {
-      if (option.name == name)
-      {
-        return &option;
-      }
-    }
-    return nullptr;
-  }
-
-  static std::string
-  indent(std::size_t n)
-  {
-    return std::string(n, ' ');
-  }
-
-  // Words of `text` in lines of at most kWidth characters, each line indented by `margin`; explicit
-  // newlines are kept.
-  static std::string
-  wrap(const std::string & text, std::size_t margin)
-  {
-    std::string        result, line;
-    std::istringstream paragraphs(text);
-    for (std::string paragraph; std::getline(paragraphs, paragraph);)
-    {
-      std::istringstream words(paragraph);
-      line = indent(margin);
-      bool first = true;
-      for (std::string word; words >> word; first = false)
-      {
-        if (!first && line.size() + 1 + word.size() > kWidth)
-        {
-          result += line + "\n";
-          line = indent(margin);
-          first = true;
-        }
-        line += (first ? "" : " ") + word;
-      }
-      result += line + "\n";
-    }
-    if (!result.empty())
-    {
-      result.pop_back();
-    }
-    return result;
-  }
-
-  std::string         m_Tool, m_Usage, m_Purpose;
-  std::vector<Option> m_Options;
-};
-
 // --devices SPEC and --use-gpu POLICY, declared on a tool's command line and applied to its filter: which
 // devices one run spreads over (README "The ITK layer").
 class DeviceOptions
@@ -370,12 +105,14 @@ class DeviceOptions
 public:
   explicit DeviceOptions(CommandLine & cl)
   {
+    cl.group("Devices", "Which devices one run spreads over (README \"The ITK layer\")");
     cl.custom("--devices",
               "SPEC",
               "the devices to compute on: auto (every GPU, else the CPU devices that MBIR_NUM_CPU_DEVICES sets, "
               "default 1), a count N (the first N), or indices i,j,... (a single index as i,)",
               "auto",
-              [this](const std::string & v) { m_Spec = v; });
+              [this](const std::string & v) { m_Spec = v; })
+      .xmlDefault("auto");
     cl.custom("--use-gpu",
               "POLICY",
               "automatic or full (GPUs when present, else the CPU) or none (the CPU even when GPUs are present)",
@@ -389,7 +126,9 @@ public:
                 {
                   throw UsageError("--use-gpu must be automatic, full or none, got '" + v + "'");
                 }
-              });
+              })
+      .choices({ "automatic", "full", "none" })
+      .label("Use GPU");
   }
 
   // The choice the options name; a UsageError naming --devices when the devices do not exist here.
@@ -464,6 +203,64 @@ private:
 
   std::string  m_Spec = "auto";
   mbir::UseGpu m_UseGpu = mbir::UseGpu::Automatic;
+};
+
+// Progress in Slicer's CLI protocol on standard output: <filter-start>, <filter-progress>F</filter-progress>
+// (0..1, at most every percent) and <filter-end>, which Slicer shows in its progress bar. Printed when standard
+// output is not a terminal (Slicer reads it through a pipe) or MBIR_PROGRESS=xml; MBIR_PROGRESS=none turns it
+// off.
+class SlicerProgress
+{
+public:
+  template<typename TFilter>
+  SlicerProgress(TFilter * filter, std::string name, std::string comment)
+    : m_Name(std::move(name))
+    , m_Comment(std::move(comment))
+  {
+    const char * setting = std::getenv("MBIR_PROGRESS");
+    const bool   on = setting ? std::string(setting) == "xml" : !isatty(fileno(stdout));
+    if (!on)
+      return;
+    auto command = itk::SimpleMemberCommand<SlicerProgress>::New();
+    command->SetCallbackFunction(this, &SlicerProgress::Start);
+    filter->AddObserver(itk::StartEvent(), command);
+    auto progress = itk::MemberCommand<SlicerProgress>::New();
+    progress->SetCallbackFunction(this, &SlicerProgress::Progress);
+    filter->AddObserver(itk::ProgressEvent(), progress);
+    auto end = itk::SimpleMemberCommand<SlicerProgress>::New();
+    end->SetCallbackFunction(this, &SlicerProgress::End);
+    filter->AddObserver(itk::EndEvent(), end);
+  }
+
+private:
+  void
+  Start()
+  {
+    m_Start = std::chrono::steady_clock::now();
+    m_Last = -1.0;
+    std::cout << "<filter-start>\n<filter-name>" << m_Name << "</filter-name>\n<filter-comment>" << m_Comment
+              << "</filter-comment>\n</filter-start>" << std::endl;
+  }
+  void
+  Progress(itk::Object * caller, const itk::EventObject &)
+  {
+    const double fraction = static_cast<itk::ProcessObject *>(caller)->GetProgress();
+    if (fraction < m_Last + 0.01 && fraction < 1.0)
+      return;
+    m_Last = fraction;
+    std::cout << "<filter-progress>" << fraction << "</filter-progress>" << std::endl;
+  }
+  void
+  End()
+  {
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_Start).count();
+    std::cout << "<filter-end>\n<filter-name>" << m_Name << "</filter-name>\n<filter-time>" << seconds
+              << "</filter-time>\n</filter-end>" << std::endl;
+  }
+
+  std::string                           m_Name, m_Comment;
+  std::chrono::steady_clock::time_point m_Start;
+  double                                m_Last = -1.0;
 };
 
 // An ITK exception's message without what means nothing to a tool's user: ITK's "ITK ERROR: ", the object's

@@ -1,0 +1,644 @@
+#pragma once
+// One parameter table per tool: the command line (parsed by CLI11), --help and the Slicer CLI module's XML
+// (--xml, SlicerExecutionModel's format) all come from it, so they cannot drift (README "3D Slicer").
+//
+// Slicer's conventions, which the table follows: long flags in the XML have only letters, digits and
+// underscores, so every hyphenated option is also accepted with underscores (--max-iterations and
+// --max_iterations); Slicer passes every parameter that has a value, defaults included, so an option given with
+// its default value counts as not given (given() below), and an option whose absence means something (no noise,
+// the other option's value) has no default in the XML; booleans are bare flags.
+
+#include <CLI/CLI.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <deque>
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#ifndef MBIR_DOCUMENTATION_URL
+#  define MBIR_DOCUMENTATION_URL ""
+#endif
+#ifndef MBIR_VERSION
+#  define MBIR_VERSION ""
+#endif
+
+namespace mbirtool {
+
+// A mistake on the command line: reported with a pointer to --help, exit status 2.
+struct UsageError : std::runtime_error
+{
+  using std::runtime_error::runtime_error;
+};
+
+double
+parseNumber(const std::string & option, const std::string & text, double low, double high);
+long
+parseInteger(const std::string & option, const std::string & text, long low, long high);
+
+// Where a file parameter's data go, in Slicer's terms.
+enum class Channel
+{
+  Input,
+  Output
+};
+
+// The header of the module's XML: where Slicer lists it and what its panel says about it.
+struct ModuleInfo
+{
+  std::string category; // e.g. "Reconstruction.MBIR"
+  std::string title;    // e.g. "MBIR Reconstruction"
+};
+
+class CommandLine
+{
+public:
+  // One option: how it parses, and how Slicer's panel shows it. The setters return the option, to chain.
+  class Option
+  {
+  public:
+    Option &
+    image(Channel channel)
+    {
+      return kind("image", channel, ".nrrd");
+    }
+    Option &
+    file(Channel channel, const std::string & extensions)
+    {
+      return kind("file", channel, extensions);
+    }
+    Option &
+    directory(Channel channel)
+    {
+      return kind("directory", channel, "");
+    }
+    // A choice among fixed words (a string-enumeration in the XML).
+    Option &
+    choices(std::vector<std::string> words)
+    {
+      m_Choices = std::move(words);
+      if (!m_HasXmlDefault)
+        xmlDefault(m_DefaultText);
+      return *this;
+    }
+    Option &
+    label(std::string text)
+    {
+      m_Label = std::move(text);
+      return *this;
+    }
+    // The slider of a number: its range and step in Slicer's panel (the parsing range stays as declared).
+    Option &
+    constraints(double minimum, double maximum, double step)
+    {
+      m_Minimum = minimum;
+      m_Maximum = maximum;
+      m_Step = step;
+      return *this;
+    }
+    // The XML default (only options whose declared default is a value have one otherwise).
+    Option &
+    xmlDefault(std::string value)
+    {
+      m_XmlDefault = std::move(value);
+      m_HasXmlDefault = true;
+      return *this;
+    }
+    // Left out of the XML: an option for people only (e.g. printing to the terminal).
+    Option &
+    notInSlicer()
+    {
+      m_InXml = false;
+      return *this;
+    }
+
+  private:
+    friend class CommandLine;
+    Option &
+    kind(const std::string & tag, Channel channel, const std::string & extensions)
+    {
+      m_Tag = tag;
+      m_Channel = channel;
+      m_Extensions = extensions;
+      return *this;
+    }
+
+    std::string                              m_Name, m_Metavar, m_Help, m_DefaultText, m_Group;
+    std::function<void(const std::string &)> m_Set;
+    enum class Type
+    {
+      Text,
+      Number,
+      Integer,
+      Flag,
+      Custom
+    } m_Type = Type::Text;
+    bool                     m_Required = false, m_Repeatable = false, m_InXml = true;
+    double                   m_Minimum = NAN, m_Maximum = NAN, m_Step = NAN;
+    std::string              m_Tag, m_Extensions, m_Label, m_XmlDefault;
+    bool                     m_HasXmlDefault = false;
+    Channel                  m_Channel = Channel::Input;
+    std::vector<std::string> m_Choices;
+    std::vector<std::string> m_Values; // as given, in order
+  };
+
+  CommandLine(std::string tool, std::string usage, std::string purpose, ModuleInfo module = {})
+    : m_Tool(std::move(tool))
+    , m_Usage(std::move(usage))
+    , m_Purpose(std::move(purpose))
+    , m_Module(std::move(module))
+  {
+    group("Parameters");
+  }
+
+  // Starts a group of options: a box in Slicer's panel, a heading in --help.
+  void
+  group(const std::string & label, const std::string & description = "")
+  {
+    m_Groups.push_back({ label, description });
+  }
+
+  Option &
+  text(const std::string & name, const std::string & metavar, const std::string & help, std::string & target)
+  {
+    Option & o = add(name, metavar, help, target, [&target](const std::string & v) { target = v; });
+    if (!target.empty())
+      o.xmlDefault(target);
+    return o;
+  }
+  Option &
+  required(const std::string & name, const std::string & metavar, const std::string & help, std::string & target)
+  {
+    Option & o = add(name, metavar, help, "", [&target](const std::string & v) { target = v; });
+    o.m_Required = true;
+    return o;
+  }
+  Option &
+  number(const std::string & name,
+         const std::string & metavar,
+         const std::string & help,
+         double &            target,
+         double              low,
+         double              high)
+  {
+    Option & o = add(name, metavar, help, shortest(target), [&target, name, low, high](const std::string & v) {
+      target = parseNumber(name, v, low, high);
+    });
+    o.m_Type = Option::Type::Number;
+    o.xmlDefault(shortest(target));
+    if (std::isfinite(low) && std::isfinite(high) && high - low <= 1e6)
+      o.constraints(low, high, (high - low) / 1000.0);
+    return o;
+  }
+  Option &
+  integer(const std::string & name, const std::string & metavar, const std::string & help, int & target, int low, int high)
+  {
+    Option & o = add(name, metavar, help, std::to_string(target), [&target, name, low, high](const std::string & v) {
+      target = static_cast<int>(parseInteger(name, v, low, high));
+    });
+    o.m_Type = Option::Type::Integer;
+    o.xmlDefault(std::to_string(target));
+    o.constraints(low, high, 1);
+    return o;
+  }
+  // An option that may be given several times; each value is appended.
+  Option &
+  repeated(const std::string & name, const std::string & metavar, const std::string & help, std::vector<std::string> & target)
+  {
+    Option & o = add(name, metavar, help, "", [&target](const std::string & v) { target.push_back(v); });
+    o.m_Repeatable = true;
+    return o;
+  }
+  Option &
+  flag(const std::string & name, const std::string & help, bool & target)
+  {
+    Option & o = add(name, "", help, "", [&target](const std::string &) { target = true; });
+    o.m_Type = Option::Type::Flag;
+    return o;
+  }
+  // Any other kind of value: `set` parses it (and throws UsageError naming the option when it is bad).
+  // `defaultText` is what --help shows; it is also the XML default only through xmlDefault() or choices().
+  Option &
+  custom(const std::string &                            name,
+         const std::string &                            metavar,
+         const std::string &                            help,
+         const std::string &                            defaultText,
+         std::function<void(const std::string & value)> set)
+  {
+    Option & o = add(name, metavar, help, defaultText, std::move(set));
+    o.m_Type = Option::Type::Custom;
+    return o;
+  }
+
+  // Sets the declared variables, in the order given. --help prints the help, --xml the Slicer module
+  // description; both exit 0.
+  void
+  parse(int argc, char ** argv);
+
+  // Whether the option was given with a value other than its default (a flag: given at all).
+  bool
+  given(const std::string & name) const;
+
+  void
+  printHelp(std::ostream & out) const;
+  void
+  printXml(std::ostream & out) const;
+
+  const std::string &
+  tool() const
+  {
+    return m_Tool;
+  }
+
+  // The shortest text that gives `value` back, for defaults and summaries.
+  static std::string
+  shortest(double value)
+  {
+    std::ostringstream out;
+    out << value;
+    return out.str();
+  }
+
+private:
+  struct Group
+  {
+    std::string label, description;
+  };
+
+  Option &
+  add(const std::string &                      name,
+      const std::string &                      metavar,
+      const std::string &                      help,
+      const std::string &                      defaultText,
+      std::function<void(const std::string &)> set);
+  const Option *
+  find(const std::string & name) const;
+
+  std::string        m_Tool, m_Usage, m_Purpose;
+  ModuleInfo         m_Module;
+  std::vector<Group> m_Groups;
+  std::deque<Option> m_Options; // a deque: the references add() returns stay valid
+};
+
+// The implementation, once per tool (each tool is one translation unit).
+
+// The option's name as Slicer spells it: no leading dashes, underscores for hyphens.
+inline std::string
+slicerName(const std::string & option)
+{
+  std::string name = option.substr(option.find_first_not_of('-'));
+  for (char & c : name)
+    if (c == '-')
+      c = '_';
+  return name;
+}
+
+// `text` with XML's special characters escaped.
+inline std::string
+xmlText(const std::string & text)
+{
+  std::string out;
+  for (const char c : text)
+  {
+    switch (c)
+    {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// `text` as a number in [low, high]; `option` names it in errors.
+inline double
+parseNumber(const std::string & option, const std::string & text, double low, double high)
+{
+  char *       end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(value))
+  {
+    throw UsageError(option + " needs a number, got '" + text + "'");
+  }
+  if (value < low || value > high)
+  {
+    std::ostringstream range;
+    range << option << " must lie in [" << low << ", " << high << "], got " << text;
+    throw UsageError(range.str());
+  }
+  return value;
+}
+
+inline long
+parseInteger(const std::string & option, const std::string & text, long low, long high)
+{
+  const double value = parseNumber(option, text, static_cast<double>(low), static_cast<double>(high));
+  if (value != std::floor(value))
+  {
+    throw UsageError(option + " needs a whole number, got '" + text + "'");
+  }
+  return static_cast<long>(value);
+}
+
+inline CommandLine::Option &
+CommandLine::add(const std::string &                      name,
+                 const std::string &                      metavar,
+                 const std::string &                      help,
+                 const std::string &                      defaultText,
+                 std::function<void(const std::string &)> set)
+{
+  Option & o = m_Options.emplace_back();
+  o.m_Name = name;
+  o.m_Metavar = metavar;
+  o.m_Help = help;
+  o.m_DefaultText = defaultText;
+  o.m_Set = std::move(set);
+  o.m_Group = m_Groups.back().label;
+  return o;
+}
+
+inline const CommandLine::Option *
+CommandLine::find(const std::string & name) const
+{
+  for (const Option & o : m_Options)
+    if (o.m_Name == name)
+      return &o;
+  return nullptr;
+}
+
+inline void
+CommandLine::parse(int argc, char ** argv)
+{
+  for (int a = 1; a < argc; ++a)
+  {
+    const std::string argument = argv[a];
+    if (argument == "--help" || argument == "-h")
+    {
+      printHelp(std::cout);
+      std::exit(0);
+    }
+    if (argument == "--xml")
+    {
+      printXml(std::cout);
+      std::exit(0);
+    }
+  }
+
+  // "--option value" becomes "--option=value", so that a value such as -pi/2 is never taken for an option.
+  std::vector<std::string> arguments{ argv[0] };
+  for (int a = 1; a < argc; ++a)
+  {
+    const std::string argument = argv[a];
+    const Option *    o = nullptr;
+    for (const Option & candidate : m_Options)
+      if (argument == candidate.m_Name || argument == "--" + slicerName(candidate.m_Name))
+        o = &candidate;
+    if (o != nullptr && o->m_Type != Option::Type::Flag && a + 1 < argc)
+      arguments.push_back(argument + "=" + argv[++a]);
+    else
+      arguments.push_back(argument);
+  }
+  std::vector<char *> pointers;
+  for (std::string & argument : arguments)
+    pointers.push_back(argument.data());
+
+  CLI::App app(m_Purpose, m_Tool);
+  app.set_help_flag(); // --help is ours, from the same table
+  app.allow_extras();  // reported below in our words
+  std::vector<std::pair<CLI::Option *, Option *>> bound;
+  for (Option & o : m_Options)
+  {
+    std::string names = o.m_Name;
+    if (slicerName(o.m_Name) != o.m_Name.substr(2))
+      names += ",--" + slicerName(o.m_Name);
+    CLI::Option * option = o.m_Type == Option::Type::Flag ? app.add_flag(names) : app.add_option(names);
+    if (o.m_Type != Option::Type::Flag)
+      option->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    bound.emplace_back(option, &o);
+  }
+  try
+  {
+    app.parse(static_cast<int>(pointers.size()), pointers.data());
+  }
+  catch (const CLI::ArgumentMismatch & e)
+  {
+    // "--views: 1 required TEXT missing": the option named before the colon had no value after it.
+    const std::string message = e.what(), name = message.substr(0, message.find(':'));
+    for (const Option & o : m_Options)
+      if (o.m_Name == name || "--" + slicerName(o.m_Name) == name)
+        throw UsageError(o.m_Name + " needs a value (" + o.m_Metavar + ")");
+    throw UsageError(message);
+  }
+  catch (const CLI::ParseError & e)
+  {
+    throw UsageError(e.what());
+  }
+  if (!app.remaining().empty())
+  {
+    const std::string first = app.remaining().front();
+    throw UsageError(first.rfind("-", 0) == 0 ? "unknown option '" + first + "'" : "unexpected argument '" + first + "'");
+  }
+
+  // Each option's values, then the setters in the order the options were given.
+  for (auto & [option, o] : bound)
+  {
+    const std::size_t count = option->count();
+    if (count > 1 && !o->m_Repeatable)
+      throw UsageError(o->m_Name + " given twice");
+    o->m_Values = o->m_Type == Option::Type::Flag ? std::vector<std::string>(count, "true") : option->results();
+  }
+  std::vector<std::size_t> used(m_Options.size(), 0);
+  for (const CLI::Option * option : app.parse_order())
+  {
+    for (std::size_t i = 0; i < bound.size(); ++i)
+    {
+      if (bound[i].first != option)
+        continue;
+      Option & o = *bound[i].second;
+      if (used[i] < o.m_Values.size())
+        o.m_Set(o.m_Values[used[i]++]);
+    }
+  }
+  for (const Option & o : m_Options)
+  {
+    if (o.m_Required && o.m_Values.empty())
+      throw UsageError("missing " + o.m_Name + " " + o.m_Metavar);
+  }
+}
+
+inline bool
+CommandLine::given(const std::string & name) const
+{
+  const Option * o = find(name);
+  if (o == nullptr)
+    throw std::logic_error("undeclared option " + name);
+  if (o->m_Values.empty())
+    return false;
+  if (o->m_Type == Option::Type::Flag || o->m_Repeatable || !o->m_HasXmlDefault)
+    return true;
+  // The default, as Slicer passes it, or the same number written otherwise.
+  const std::string & value = o->m_Values.back();
+  if (value == o->m_XmlDefault)
+    return false;
+  char *       endValue = nullptr;
+  char *       endDefault = nullptr;
+  const double a = std::strtod(value.c_str(), &endValue), b = std::strtod(o->m_XmlDefault.c_str(), &endDefault);
+  return !(*endValue == '\0' && *endDefault == '\0' && !value.empty() && !o->m_XmlDefault.empty() && a == b);
+}
+
+namespace detail {
+
+constexpr std::size_t kHelpColumn = 30, kWidth = 100;
+
+// Words of `text` in lines of at most kWidth characters, each line indented by `margin`; explicit newlines
+// are kept.
+inline std::string
+wrap(const std::string & text, std::size_t margin)
+{
+  std::string        result, line;
+  std::istringstream paragraphs(text);
+  for (std::string paragraph; std::getline(paragraphs, paragraph);)
+  {
+    std::istringstream words(paragraph);
+    line = std::string(margin, ' ');
+    bool first = true;
+    for (std::string word; words >> word; first = false)
+    {
+      if (!first && line.size() + 1 + word.size() > kWidth)
+      {
+        result += line + "\n";
+        line = std::string(margin, ' ');
+        first = true;
+      }
+      line += (first ? "" : " ") + word;
+    }
+    result += line + "\n";
+  }
+  if (!result.empty())
+    result.pop_back();
+  return result;
+}
+
+} // namespace detail
+
+inline void
+CommandLine::printHelp(std::ostream & out) const
+{
+  using detail::kHelpColumn;
+  out << "usage: " << m_Tool << " " << m_Usage << "\n" << detail::wrap(m_Purpose, 0) << "\n";
+  out << detail::wrap("Options (each hyphenated one also as --with_underscores, the spelling Slicer uses; an option "
+                      "given with its default value counts as not given):",
+                      0)
+      << "\n";
+  std::string group;
+  for (const Option & o : m_Options)
+  {
+    if (m_Groups.size() > 1 && o.m_Group != group)
+    {
+      group = o.m_Group;
+      out << " " << group << ":\n";
+    }
+    std::string head = "  " + o.m_Name + (o.m_Metavar.empty() ? "" : " " + o.m_Metavar);
+    std::string help = o.m_Help;
+    if (!o.m_Choices.empty() && help.find(o.m_Choices.front()) == std::string::npos)
+    {
+      help += " (one of";
+      for (const std::string & c : o.m_Choices)
+        help += " " + c;
+      help += ")";
+    }
+    if (o.m_Required)
+      help += " (required)";
+    else if (!o.m_DefaultText.empty())
+      help += " (default " + o.m_DefaultText + ")";
+    head += head.size() < kHelpColumn ? std::string(kHelpColumn - head.size(), ' ') : "\n" + std::string(kHelpColumn, ' ');
+    out << head << detail::wrap(help, kHelpColumn).substr(kHelpColumn) << "\n";
+  }
+  out << "  --xml" << std::string(kHelpColumn - 7, ' ') << "print the Slicer CLI module description (XML) and exit\n";
+  out << "  --help" << std::string(kHelpColumn - 8, ' ') << "print this help and exit\n";
+}
+
+inline void
+CommandLine::printXml(std::ostream & out) const
+{
+  out << "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<executable>\n"
+      << "  <category>" << xmlText(m_Module.category) << "</category>\n"
+      << "  <title>" << xmlText(m_Module.title) << "</title>\n"
+      << "  <description><![CDATA[" << m_Purpose << "]]></description>\n"
+      << "  <version>" << MBIR_VERSION << "</version>\n"
+      << "  <documentation-url>" << xmlText(MBIR_DOCUMENTATION_URL) << "</documentation-url>\n"
+      << "  <license>Apache 2.0</license>\n"
+      << "  <contributor>ITKMBIR contributors</contributor>\n"
+      << "  <acknowledgements><![CDATA[Model-based iterative reconstruction after MBIRJAX's mathematics; "
+         "the ITKMBIR engine on the CPU or NVIDIA GPUs.]]></acknowledgements>\n";
+  for (const Group & g : m_Groups)
+  {
+    std::ostringstream body;
+    for (const Option & o : m_Options)
+    {
+      if (o.m_Group != g.label || !o.m_InXml)
+        continue;
+      std::string tag = o.m_Tag;
+      if (tag.empty())
+      {
+        tag = !o.m_Choices.empty()                  ? "string-enumeration"
+              : o.m_Type == Option::Type::Flag      ? "boolean"
+              : o.m_Type == Option::Type::Number    ? "double"
+              : o.m_Type == Option::Type::Integer   ? "integer"
+                                                    : "string";
+      }
+      const std::string name = slicerName(o.m_Name);
+      std::string       label = o.m_Label;
+      if (label.empty())
+      {
+        label = name;
+        for (char & c : label)
+          if (c == '_')
+            c = ' ';
+        label[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(label[0])));
+      }
+      body << "    <" << tag;
+      if (!o.m_Extensions.empty())
+        body << " fileExtensions=\"" << xmlText(o.m_Extensions) << "\"";
+      body << ">\n      <name>" << name << "</name>\n      <longflag>" << name << "</longflag>\n"
+           << "      <label>" << xmlText(label) << "</label>\n"
+           << "      <description><![CDATA[" << o.m_Help << "]]></description>\n";
+      if (tag == "image" || tag == "file" || tag == "directory")
+        body << "      <channel>" << (o.m_Channel == Channel::Input ? "input" : "output") << "</channel>\n";
+      if (tag == "boolean")
+        body << "      <default>false</default>\n";
+      else if (o.m_HasXmlDefault)
+        body << "      <default>" << xmlText(o.m_XmlDefault) << "</default>\n";
+      for (const std::string & c : o.m_Choices)
+        body << "      <element>" << xmlText(c) << "</element>\n";
+      if ((tag == "double" || tag == "integer") && std::isfinite(o.m_Minimum))
+        body << "      <constraints>\n        <minimum>" << shortest(o.m_Minimum) << "</minimum>\n        <maximum>"
+             << shortest(o.m_Maximum) << "</maximum>\n        <step>" << shortest(o.m_Step) << "</step>\n"
+             << "      </constraints>\n";
+      body << "    </" << tag << ">\n";
+    }
+    if (body.str().empty())
+      continue;
+    out << "  <parameters>\n    <label>" << xmlText(g.label) << "</label>\n    <description><![CDATA["
+        << (g.description.empty() ? g.label : g.description) << "]]></description>\n"
+        << body.str() << "  </parameters>\n";
+  }
+  out << "</executable>\n";
+}
+
+} // namespace mbirtool
