@@ -408,9 +408,22 @@ public:
 std::string
 formatBytes(std::size_t bytes);
 
-// All cores unless numThreads > 0.
+// All cores unless numThreads > 0. Its kernels take the best instruction-set path of cpuKernelPaths(), or
+// the one the environment variable MBIR_CPU_DISPATCH names (checked at each call; std::runtime_error
+// when this build or this CPU lacks it).
 std::shared_ptr<Backend>
 makeCpuBackend(int numThreads = 0);
+
+// The CPU backend's instruction-set paths that this build has and this CPU runs, from baseline to best:
+// "baseline" (x86-64, SSE2), "avx2" (AVX2 + FMA), "avx512" (AVX-512 F, VL, BW, DQ); just "native" in a
+// -DMBIR_NATIVE_CPU=ON build, just "baseline" where the paths are not built (compilers other than GCC,
+// other processors).
+std::vector<std::string>
+cpuKernelPaths();
+
+// The path makeCpuBackend() takes now (MBIR_CPU_DISPATCH or the best); throws as makeCpuBackend does.
+std::string
+cpuKernelPath();
 
 // Number of usable CUDA devices; 0 when the engine was built without CUDA or no driver/GPU is present.
 int

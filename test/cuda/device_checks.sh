@@ -22,7 +22,7 @@ step "machine"
 
 step "configure"
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DMBIR_BUILD_ITK=OFF -DMBIR_USE_CUDA=ON \
-  -DMBIR_CUDA_ARCHITECTURES=90 -DMBIR_NATIVE_CPU=OFF -DMBIR_USE_FFTW=ON -DCMAKE_PREFIX_PATH="$deps" \
+  -DCMAKE_CUDA_ARCHITECTURES=90 -DMBIR_NATIVE_CPU=OFF -DMBIR_USE_FFTW=ON -DCMAKE_PREFIX_PATH="$deps" \
   -DMBIR_GTEST_SOURCE_DIR="$deps/googletest" -DMBIR_BENCHMARK_SOURCE_DIR="$deps/benchmark" \
   > "$out/configure.log" 2>&1 || { step "configure FAILED"; tail -30 "$out/configure.log"; exit 1; }
 grep "MBIR:" "$out/configure.log" | tee -a "$out/summary.txt"

@@ -21,6 +21,8 @@
 #  include <omp.h>
 #endif
 
+#include "CpuPathTarget.h" // last: what follows is compiled for this file's instruction-set path
+
 namespace mbir {
 namespace {
 
@@ -831,7 +833,7 @@ private:
 } // namespace
 
 std::shared_ptr<Backend>
-makeCpuBackend(int numThreads)
+cpu::MBIR_CPU_PATH_NAMESPACE::makeBackend(int numThreads)
 {
   return std::make_shared<CpuBackend>(numThreads);
 }

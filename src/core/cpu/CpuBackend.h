@@ -3,6 +3,22 @@
 
 #include "mbir/Backend.h"
 
+#include <memory>
+
+// The kernels of the CPU backend are compiled once per instruction-set path (CpuDispatch.cpp):
+// MBIR_CPU_PATH is 0 (baseline x86-64), 1 (AVX2 + FMA) or 2 (AVX-512), set by the wrapper file that
+// includes CpuBackend.cpp or CpuPrior.cpp; each copy's names live in its path's namespace.
+#ifndef MBIR_CPU_PATH
+#  define MBIR_CPU_PATH 0
+#endif
+#if MBIR_CPU_PATH == 2
+#  define MBIR_CPU_PATH_NAMESPACE avx512
+#elif MBIR_CPU_PATH == 1
+#  define MBIR_CPU_PATH_NAMESPACE avx2
+#else
+#  define MBIR_CPU_PATH_NAMESPACE baseline
+#endif
+
 namespace mbir::cpu {
 
 void
@@ -11,6 +27,12 @@ rampFilter(const float *                      in,
            const std::vector<RampDirection> & directions,
            float *                            out,
            int                                threads);
+
+namespace MBIR_CPU_PATH_NAMESPACE {
+
+// The backend of this path (makeCpuBackend picks one).
+std::shared_ptr<Backend>
+makeBackend(int numThreads);
 
 void
 qggmrfGradientHessian(const kernels::QGGMRFParams & prior,
@@ -40,5 +62,11 @@ localDeviationSums(const float *      volume,
                    const float *      previousSlice,
                    double             threshold,
                    int                threads);
+
+} // namespace MBIR_CPU_PATH_NAMESPACE
+
+using MBIR_CPU_PATH_NAMESPACE::localDeviationSums;
+using MBIR_CPU_PATH_NAMESPACE::qggmrfCost;
+using MBIR_CPU_PATH_NAMESPACE::qggmrfGradientHessian;
 
 } // namespace mbir::cpu

@@ -6,7 +6,9 @@
 
 #include <cstddef>
 
-namespace mbir::cpu {
+#include "CpuPathTarget.h" // last: what follows is compiled for this file's instruction-set path
+
+namespace mbir::cpu::MBIR_CPU_PATH_NAMESPACE {
 
 void
 qggmrfGradientHessian(const kernels::QGGMRFParams & prior,
@@ -120,4 +122,4 @@ localDeviationSums(const float *      volume,
   return Backend::WeightedProducts{ sum, count };
 }
 
-} // namespace mbir::cpu
+} // namespace mbir::cpu::MBIR_CPU_PATH_NAMESPACE

@@ -1,0 +1,181 @@
+// The CPU backend's instruction-set paths (baseline x86-64, AVX2 + FMA, AVX-512; cpu/CpuDispatch.cpp):
+// every path this build has and this CPU runs gives the baseline path's results to float rounding, for
+// every geometry and operation; MBIR_CPU_DISPATCH chooses the path and names the ones it refuses.
+
+#include "MBIRTestSupport.h"
+#include "SpecGeometries.h"
+#include "mbir/Denoiser.h"
+#include "mbir/DirectRecon.h"
+#include "mbir/Metrics.h"
+#include "mbir/Phantom.h"
+#include "mbir/Reconstructor.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+using namespace mbir;
+
+namespace {
+
+// Sets MBIR_CPU_DISPATCH for the scope (unset for nullopt) and restores what the test was started with.
+class ScopedDispatch
+{
+public:
+  explicit ScopedDispatch(const std::optional<std::string> & path)
+  {
+    if (const char * old = std::getenv("MBIR_CPU_DISPATCH"))
+    {
+      m_Old = old;
+    }
+    set(path);
+  }
+  ~ScopedDispatch() { set(m_Old); }
+  ScopedDispatch(const ScopedDispatch &) = delete;
+  ScopedDispatch &
+  operator=(const ScopedDispatch &) = delete;
+
+private:
+  static void
+  set(const std::optional<std::string> & path)
+  {
+    if (path)
+    {
+      setenv("MBIR_CPU_DISPATCH", path->c_str(), 1);
+    }
+    else
+    {
+      unsetenv("MBIR_CPU_DISPATCH");
+    }
+  }
+  std::optional<std::string> m_Old;
+};
+
+// What one path computes: projections both ways, the direct recon, three VCD iterations, three denoising
+// iterations (the qGGMRF prior and the noise statistic).
+struct Results
+{
+  std::vector<float> forward, back, direct, recon, denoised;
+};
+
+Results
+compute(const Geometry & geometry)
+{
+  const Projector          projector(geometry, makeCpuBackend());
+  const ReconShape &       r = projector.reconShape();
+  const std::vector<float> x = sheppLoganLowDynamicRange(r);
+  Results                  results;
+  results.forward = projector.forwardProject(x.data());
+  results.back = projector.backProject(results.forward.data());
+  results.direct = directRecon(projector, results.forward);
+  const Reconstructor reconstructor(geometry, makeCpuBackend(), test::threeIterationParams(geometry));
+  results.recon = reconstructor.recon(results.forward).recon;
+  DenoiseParams denoise;
+  denoise.verbose = 0;
+  denoise.maxIterations = 3;
+  results.denoised = qggmrfDenoise(ArrayView3(x, r), denoise, makeCpuBackend()).image;
+  return results;
+}
+
+// The multi-device tests' small scans (prime sizes: loops of every length leave remainders) and two with
+// enough slices (40) for whole AVX-512 vectors.
+std::vector<test::NamedGeometry>
+pathCases()
+{
+  std::vector<test::NamedGeometry> cases = test::primeShardCases();
+  cases.push_back({ "parallel_40_slices", ParallelBeamGeometry({ 29, 40, 48 }, test::evenAngles(29, M_PI, 0.1)) });
+  cases.push_back(
+    { "cone_40_slices", ConeBeamGeometry({ 29, 40, 48 }, test::evenAngles(29, 2 * M_PI), 192.0f, 96.0f) });
+  return cases;
+}
+
+class CpuPaths : public ::testing::TestWithParam<test::NamedGeometry>
+{};
+
+} // namespace
+
+TEST_P(CpuPaths, EveryPathGivesTheBaselineResults)
+{
+  const std::vector<std::string> paths = cpuKernelPaths();
+  if (paths.size() < 2)
+  {
+    GTEST_SKIP() << "one CPU path in this build on this CPU: " << paths.front();
+  }
+  const Geometry & geometry = GetParam().geometry;
+  const Results    baseline = [&] {
+    const ScopedDispatch dispatch(paths.front());
+    return compute(geometry);
+  }();
+  for (std::size_t p = 1; p < paths.size(); ++p)
+  {
+    SCOPED_TRACE("path " + paths[p]);
+    const ScopedDispatch dispatch(paths[p]);
+    ASSERT_EQ(cpuKernelPath(), paths[p]);
+    const Results results = compute(geometry);
+    EXPECT_LT(test::relativeError(results.forward, baseline.forward), 1e-5);
+    EXPECT_LT(test::relativeError(results.back, baseline.back), 1e-5);
+    EXPECT_LT(test::relativeError(results.direct, baseline.direct), 1e-5);
+    EXPECT_LT(nrmse(results.recon, baseline.recon), 1e-4);
+    EXPECT_LT(nrmse(results.denoised, baseline.denoised), 1e-4);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Geometries, CpuPaths, ::testing::ValuesIn(pathCases()), test::testName);
+
+TEST(CpuDispatch, TakesTheBestPathUnlessOneIsNamed)
+{
+  const std::vector<std::string> paths = cpuKernelPaths();
+  ASSERT_FALSE(paths.empty());
+  EXPECT_TRUE(paths.front() == "baseline" || (paths.front() == "native" && paths.size() == 1)) << paths.front();
+  {
+    const ScopedDispatch dispatch(std::nullopt);
+    EXPECT_EQ(cpuKernelPath(), paths.back());
+  }
+  {
+    const ScopedDispatch dispatch(std::string("auto"));
+    EXPECT_EQ(cpuKernelPath(), paths.back());
+  }
+  for (const std::string & path : paths)
+  {
+    const ScopedDispatch dispatch(path);
+    EXPECT_EQ(cpuKernelPath(), path);
+    EXPECT_NE(makeCpuBackend(1), nullptr);
+  }
+}
+
+TEST(CpuDispatch, RefusesAPathItLacksByName)
+{
+  const std::vector<std::string> paths = cpuKernelPaths();
+  std::string                    available;
+  for (const std::string & path : paths)
+  {
+    available += (available.empty() ? "" : ", ") + path;
+  }
+  auto expectRefused = [&](const std::string & path, const std::string & why) {
+    const ScopedDispatch dispatch(path);
+    try
+    {
+      makeCpuBackend();
+      ADD_FAILURE() << "MBIR_CPU_DISPATCH=" << path << " was accepted";
+    }
+    catch (const std::runtime_error & e)
+    {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("MBIR_CPU_DISPATCH=" + path), std::string::npos) << message;
+      EXPECT_NE(message.find(why), std::string::npos) << message;
+      EXPECT_NE(message.find("available here: " + available), std::string::npos) << message;
+    }
+  };
+  expectRefused("sse9", "unknown");
+  for (const std::string path : { "baseline", "avx2", "avx512", "native" })
+  {
+    if (std::find(paths.begin(), paths.end(), path) == paths.end())
+    {
+      expectRefused(path, "lacks");
+    }
+  }
+}
