@@ -1,4 +1,5 @@
-# The outer build: the ITKMBIR project against Slicer's ITK, then this folder again as the inner build.
+# The outer build: the ITKMBIR project against Slicer's ITK, then this folder again as the inner build. Slicer's ITK
+# is a build tree, with ITK's module machinery; the plain CMake path is asked for, since it alone builds the tools.
 include(ExternalProject)
 
 set(ITKMBIR_BUILD_DIR ${CMAKE_BINARY_DIR}/ITKMBIR-build)
@@ -10,7 +11,7 @@ ExternalProject_Add(ITKMBIR-tools
     -DITK_DIR:PATH=${ITK_DIR}
     -DBUILD_TESTING:BOOL=OFF
     -DMBIR_BUILD_PYTHON:BOOL=OFF
-    -DMBIR_NATIVE_CPU:BOOL=OFF
+    -DMBIR_USE_ITK_MODULE_MACHINERY:BOOL=OFF
   BUILD_COMMAND ${CMAKE_COMMAND} --build <BINARY_DIR> --config Release --target mbir-tools
   INSTALL_COMMAND "")
 
