@@ -16,9 +16,7 @@ main(int argc, char ** argv)
     { "Reconstruction.MBIR", "Shepp-Logan Phantom" });
   std::string geometryPath, output;
   cl.group("Input and output");
-  cl.required("--geometry", "FILE", "geometry JSON file (see mbir-geometry)", geometryPath)
-    .file(mbirtool::Channel::Input, ".json")
-    .label("Geometry file");
+  mbirtool::geometryOption(cl, geometryPath);
   cl.required(
     "--output", "FILE", "the phantom volume; any ITK format, chosen by extension (.nrrd, .mha, .tif ...)", output)
     .image(mbirtool::Channel::Output)

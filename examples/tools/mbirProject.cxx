@@ -21,9 +21,7 @@ main(int argc, char ** argv)
     { "Reconstruction.MBIR", "Back Projection" });
   std::string geometryPath, input, output;
   cl.group("Input and output");
-  cl.required("--geometry", "FILE", "geometry JSON file (see mbir-geometry)", geometryPath)
-    .file(mbirtool::Channel::Input, ".json")
-    .label("Geometry file");
+  mbirtool::geometryOption(cl, geometryPath);
   cl.required("--input", "FILE", "the projections; any ITK 3-D image format", input)
     .image(mbirtool::Channel::Input)
     .label("Projections");
@@ -65,9 +63,7 @@ main(int argc, char ** argv)
   double      snrDb = 0.0;
   int         seed = 0;
   cl.group("Input and output");
-  cl.required("--geometry", "FILE", "geometry JSON file (see mbir-geometry)", geometryPath)
-    .file(mbirtool::Channel::Input, ".json")
-    .label("Geometry file");
+  mbirtool::geometryOption(cl, geometryPath);
   cl.required("--input", "FILE", "the volume to project; any ITK 3-D image format", input)
     .image(mbirtool::Channel::Input)
     .label("Volume");

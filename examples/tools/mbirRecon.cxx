@@ -54,9 +54,7 @@ main(int argc, char ** argv)
   double      sharpness = 1.0, snrDb = 30.0, stopThreshold = 0.2;
   int         maxIterations = 15, seed = 0;
   cl.group("Input and output");
-  cl.required("--geometry", "FILE", "geometry JSON file (see mbir-geometry)", geometryPath)
-    .file(mbirtool::Channel::Input, ".json")
-    .label("Geometry file");
+  mbirtool::geometryOption(cl, geometryPath);
   cl.required("--input", "FILE", "the projections; any ITK 3-D image format", input)
     .image(mbirtool::Channel::Input)
     .label("Projections");

@@ -98,6 +98,15 @@ parseList(const std::string & option, const std::string & text)
   return values;
 }
 
+// --geometry FILE: the geometry JSON file a tool reads (written by mbir-geometry), required.
+inline CommandLine::Option &
+geometryOption(CommandLine & cl, std::string & path)
+{
+  return cl.required("--geometry", "FILE", "geometry JSON file (see mbir-geometry)", path)
+    .file(Channel::Input, ".json")
+    .label("Geometry file");
+}
+
 // --devices SPEC and --use-gpu POLICY, declared on a tool's command line and applied to its filter: which
 // devices one run spreads over (README "The ITK layer").
 class DeviceOptions
