@@ -10,6 +10,8 @@
 #                                  installed into that ITK's prefix and found with find_package(ITK COMPONENTS MBIR).
 #                                  Skipped without the folder, and when this build already took that path. CPU only:
 #                                  the CUDA usage requirements are the other test's.
+#   slicer-extension-package       the Slicer extension (slicer/) built and packaged against a stand-in Slicer
+#                                  (test/slicer/extension-test.sh).
 # Each builds the module's library from scratch the first time (about 2 minutes on 2 cores, ccache helps later).
 set(MBIR_ITK_MODULE_MACHINERY_DIR "" CACHE PATH "ITK's CMake folder of this ITK's version (default: the environment variable)")
 set(_machinery "${MBIR_ITK_MODULE_MACHINERY_DIR}")
@@ -55,8 +57,19 @@ else()
                    --machinery "${_machinery}" --prefix-path "${_prefix_path}"
                    --generator ${CMAKE_GENERATOR} -- ${_common_args} -DMBIR_USE_CUDA=OFF)
 endif()
+# The Slicer extension (slicer/) configured, built and packaged against a stand-in for a Slicer build tree whose ITK
+# is this build's (test/slicer/extension-test.sh). CPU only: it builds the tools again.
+set(_extension_args ${_common_args} -DMBIR_USE_CUDA=OFF)
+list(LENGTH CMAKE_PREFIX_PATH _prefix_count)
+if(_prefix_count EQUAL 1)
+  list(APPEND _extension_args -DCMAKE_PREFIX_PATH=${CMAKE_PREFIX_PATH})
+endif()
+add_test(NAME slicer-extension-package
+         COMMAND bash ${PROJECT_SOURCE_DIR}/test/slicer/extension-test.sh --source ${PROJECT_SOURCE_DIR}
+                 --work ${_work}/slicer-extension --itk-dir ${ITK_DIR} --generator ${CMAKE_GENERATOR} -- ${_extension_args})
 # Each build takes both cores: ctest runs them alone.
-set_tests_properties(mbir-install-consumer mbir-external-module-consumer
+set_tests_properties(mbir-install-consumer mbir-external-module-consumer slicer-extension-package
                      PROPERTIES SKIP_RETURN_CODE 77 PROCESSORS 2 LABELS install ENVIRONMENT "${MBIR_TEST_ENVIRONMENT}")
 unset(_common_args)
 unset(_cuda_args)
+unset(_extension_args)

@@ -1,0 +1,31 @@
+# The stand-in's Slicer_USE_FILE (SlicerConfig.cmake says why): the extension's name and defaults, the install
+# folders of CLI modules, and mark_as_superbuild().
+if(NOT DEFINED EXTENSION_NAME)
+  set(EXTENSION_NAME ${PROJECT_NAME})
+endif()
+if("${EXTENSION_NAME}" STREQUAL "")
+  message(FATAL_ERROR "Slicer stand-in: call project() or set EXTENSION_NAME before include(\${Slicer_USE_FILE})")
+endif()
+foreach(_default SOURCE_DIR=${CMAKE_SOURCE_DIR} SUPERBUILD_BINARY_DIR=${CMAKE_BINARY_DIR} BUILD_SUBDIRECTORY=.
+                 README_FILE=${Slicer_README_FILE} LICENSE_FILE=${Slicer_LICENSE_FILE} ENABLED=1)
+  string(REGEX MATCH "^[A-Z_]+" _name "${_default}")
+  string(REGEX REPLACE "^[A-Z_]+=" "" _value "${_default}")
+  if(NOT DEFINED EXTENSION_${_name})
+    set(EXTENSION_${_name} "${_value}")
+  endif()
+endforeach()
+set(Slicer_INSTALL_CLIMODULES_BIN_DIR "${Slicer_INSTALL_ROOT}${Slicer_CLIMODULES_BIN_DIR}")
+set(Slicer_INSTALL_CLIMODULES_LIB_DIR "${Slicer_INSTALL_ROOT}${Slicer_CLIMODULES_LIB_DIR}")
+
+# Slicer forwards the variables named here to the projects of a superbuild; the stand-in checks that they exist.
+function(mark_as_superbuild)
+  foreach(_argument IN LISTS ARGN)
+    if(_argument MATCHES "^(VARS|PROJECTS|LABELS|ALL_PROJECTS)$")
+      continue()
+    endif()
+    string(REGEX REPLACE ":.*" "" _variable "${_argument}")
+    if(NOT DEFINED ${_variable})
+      message(FATAL_ERROR "Slicer stand-in: mark_as_superbuild(${_variable}) of an undefined variable")
+    endif()
+  endforeach()
+endfunction()
