@@ -5,6 +5,7 @@
 #include "CpuBackend.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -696,6 +697,176 @@ private:
     }
   }
 
+  // Where the slices' shadows tile the detector column (width == step: cone beam, translation) the vertical
+  // stage is a box resampling, evaluated in closed form instead of slice by slice. In slice units the edge
+  // m - 1/2 of row m lies at q(m) = (m - 1/2 - start) / step, and row m holds the fraction
+  // |[q(m), q(m+1)] ∩ [k, k+1]| of slice k's shadow: b(m, k) = step * weightScale(k) * that fraction, the trapezoid
+  // overlap of RowMap::slice in another form. Both directions evaluate the fraction from q(m) and q(m+1) with the
+  // same operations, so the pair stays an exact adjoint; the loops run over SIMD lanes of rows (forward) or slices
+  // (back), with a fixed number of candidates per lane (templates), of which the ones that miss get exactly 0.
+  struct BoxResampling
+  {
+    float start;   // row coordinate of the lower edge of slice 0's shadow
+    float inverse; // slices per row
+    float step;    // rows per slice
+
+    explicit BoxResampling(const kernels::RowMap & map)
+      : start(map.first - 0.5f * map.step)
+      , inverse(1.0f / map.step)
+      , step(map.step)
+    {}
+    // The slice coordinate of the lower edge of row m.
+    float
+    edge(int m) const
+    {
+      return (static_cast<float>(m) - 0.5f - start) * inverse;
+    }
+    // Slices that can share one row (forward) and rows that can share one slice, with a margin (back).
+    int
+    slicesPerRow() const
+    {
+      return static_cast<int>(inverse) + 2;
+    }
+    int
+    rowsPerSlice() const
+    {
+      return static_cast<int>(step) + 5;
+    }
+  };
+  // floor(x) as an int, in a form the vectoriser takes (std::floor does not vectorise with its conversion).
+  static int
+  floorToInt(float x)
+  {
+    const int truncated = static_cast<int>(x);
+    return truncated - (static_cast<float>(truncated) > x ? 1 : 0);
+  }
+  static float
+  shadowFraction(float low, float high, int k)
+  {
+    return std::max(std::min(high, static_cast<float>(k + 1)) - std::max(low, static_cast<float>(k)), 0.0f);
+  }
+
+  // column[m] = sum_k b(m, k) x[k - offset] for m in [first, last]; `scaled` is scratch for weightScale(k) x_k.
+  // Local copies of the maps: the vectoriser must know that the stores cannot change them.
+  template<int SlicesPerRow>
+  static void
+  spreadBox(const kernels::RowMap & rowMap,
+            const float *           x,
+            const SliceWindow &     window,
+            int                     first,
+            int                     last,
+            std::vector<float> &    scaled,
+            float *                 column)
+  {
+    const kernels::RowMap map = rowMap;
+    const BoxResampling   box(map);
+    const int             kFirst = window.first, kLast = window.last;
+    scaled.assign(static_cast<std::size_t>(kLast - kFirst) + 2, 0.0f);
+    float * const       g = scaled.data() + 1 - kFirst; // g[k] for k in [kFirst - 1, kLast], 0 at both ends
+    const float * const xk = x - window.offset;
+#pragma omp simd
+    for (int k = kFirst; k < kLast; ++k)
+    {
+      g[k] = map.weightScale(k) * xk[k];
+    }
+#pragma omp simd
+    for (int m = first; m <= last; ++m)
+    {
+      const float low = box.edge(m), high = box.edge(m + 1);
+      const int   k0 = floorToInt(low);
+      float       sum = 0.0f;
+#pragma GCC unroll 8
+      for (int d = 0; d < SlicesPerRow; ++d)
+      {
+        sum += g[std::min(std::max(k0 + d, kFirst - 1), kLast)] * shadowFraction(low, high, k0 + d);
+      }
+      column[m] = box.step * sum;
+    }
+  }
+
+  // The transpose: out[k - offset] += sum_m b(m, k)^power column[m] over the window's slices and rows [first, last];
+  // column[first - 1] and column[last + 1] must exist and be 0.
+  template<int RowsPerSlice, int Power>
+  static void
+  gatherBox(const kernels::RowMap & rowMap,
+            const float *           column,
+            int                     first,
+            int                     last,
+            const SliceWindow &     window,
+            float *                 out)
+  {
+    const kernels::RowMap map = rowMap;
+    const BoxResampling   box(map);
+    float * const         outk = out - window.offset;
+#pragma omp simd
+    for (int k = window.first; k < window.last; ++k)
+    {
+      const float weight = box.step * map.weightScale(k);
+      const int   m0 = floorToInt(box.start + box.step * static_cast<float>(k) - 0.5f) - 1;
+      float       sum = 0.0f;
+#pragma GCC unroll 8
+      for (int j = 0; j < RowsPerSlice; ++j)
+      {
+        const int   m = m0 + j;
+        const float b = weight * shadowFraction(box.edge(m), box.edge(m + 1), k);
+        sum += kernels::coefficientPower(b, Power) * column[std::min(std::max(m, first - 1), last + 1)];
+      }
+      outk[k] += sum;
+    }
+  }
+
+  // The vertical stage of one (view, cylinder): the box resampling where it applies, else slice by slice.
+  static void
+  spreadColumn(const kernels::RowMap & map,
+               const float *           x,
+               const SliceWindow &     window,
+               int                     first,
+               int                     last,
+               std::vector<float> &    scratch,
+               float *                 column)
+  {
+    if (map.width == map.step)
+    {
+      switch (BoxResampling(map).slicesPerRow())
+      {
+        case 2:
+          return spreadBox<2>(map, x, window, first, last, scratch, column);
+        case 3:
+          return spreadBox<3>(map, x, window, first, last, scratch, column);
+        case 4:
+          return spreadBox<4>(map, x, window, first, last, scratch, column);
+        default:
+          break;
+      }
+    }
+    std::fill(column + first, column + last + 1, 0.0f);
+    spreadSlices(map, x, window, first, last, column);
+  }
+  static void
+  gatherColumn(const kernels::RowMap & map,
+               const float *           column,
+               int                     first,
+               int                     last,
+               int                     power,
+               const SliceWindow &     window,
+               float *                 out)
+  {
+    if (map.width == map.step)
+    {
+      const int rowsPerSlice = BoxResampling(map).rowsPerSlice();
+      if (rowsPerSlice <= 8)
+      {
+        using Gather = void (*)(const kernels::RowMap &, const float *, int, int, const SliceWindow &, float *);
+        static constexpr Gather gathers[2][4] = {
+          { gatherBox<5, 1>, gatherBox<6, 1>, gatherBox<7, 1>, gatherBox<8, 1> },
+          { gatherBox<5, 2>, gatherBox<6, 2>, gatherBox<7, 2>, gatherBox<8, 2> }
+        };
+        return gathers[power == 2][rowsPerSlice - 5](map, column, first, last, window, out);
+      }
+    }
+    gatherSlices(map, column, first, last, power, window, out);
+  }
+
   // Geometries with a row map (cone, translation, multi-axis): each task owns one view, so no two tasks
   // write the same sinogram entry. Per cylinder the slices are first spread onto a detector column
   // (vertical stage), which is then added to the channels it hits (horizontal stage).
@@ -718,7 +889,7 @@ private:
     }
 #pragma omp parallel num_threads(m_Threads)
     {
-      std::vector<float> column(rows);
+      std::vector<float> column(rows), scratch;
 #pragma omp for schedule(dynamic)
       for (int lv = 0; lv < views.count; ++lv)
       {
@@ -733,9 +904,13 @@ private:
           {
             continue;
           }
-          std::fill(column.begin() + first, column.begin() + last + 1, 0.0f);
-          spreadSlices(
-            proj.rows, values + static_cast<std::size_t>(b) * batch.numSlices, window, first, last, column.data());
+          spreadColumn(proj.rows,
+                       values + static_cast<std::size_t>(b) * batch.numSlices,
+                       window,
+                       first,
+                       last,
+                       scratch,
+                       column.data());
           for (int n = proj.channels.first; n <= proj.channels.last; ++n)
           {
             const float a = proj.channels.weight(n);
@@ -778,7 +953,8 @@ private:
     }
 #pragma omp parallel num_threads(m_Threads)
     {
-      std::vector<float> column(rows);
+      std::vector<float> buffer(rows + 2);
+      float * const      column = buffer.data() + 1; // column[-1] and column[rows] for the box resampling
 #pragma omp for schedule(dynamic, 4)
       for (int e = 0; e < batch.numPixels; ++e)
       {
@@ -793,7 +969,7 @@ private:
           {
             continue;
           }
-          std::fill(column.begin() + first, column.begin() + last + 1, 0.0f);
+          std::fill(column + first - 1, column + last + 2, 0.0f);
           for (int n = proj.channels.first; n <= proj.channels.last; ++n)
           {
             const float a = kernels::coefficientPower(proj.channels.weight(n), power);
@@ -821,7 +997,7 @@ private:
               }
             }
           }
-          gatherSlices(proj.rows, column.data(), first, last, power, window, out);
+          gatherColumn(proj.rows, column, first, last, power, window, out);
         }
       }
     }
