@@ -408,7 +408,18 @@ public:
 std::string
 formatBytes(std::size_t bytes);
 
-// All cores unless numThreads > 0. Its kernels take the best instruction-set path of cpuKernelPaths(), or
+// The threads a CPU backend takes unless told: MBIR_NUM_THREADS when set (std::runtime_error when it is not a
+// positive integer); else OMP_NUM_THREADS when set; else the CPUs this process may use (its affinity mask and its
+// cgroup's CPU quota, which taskset, Slurm and containers set), less those that other processes keep busy when
+// it is called (README "Threads").
+int
+defaultCpuThreads();
+
+// The rule of defaultCpuThreads: min(usableCpus, ceil(cpuQuota) where > 0, onlineCpus - busyElsewhere), at least 1.
+int
+cpuThreadBudget(int usableCpus, double cpuQuota, int onlineCpus, int busyElsewhere);
+
+// defaultCpuThreads() threads unless numThreads > 0. Its kernels take the best instruction-set path of cpuKernelPaths(), or
 // the one the environment variable MBIR_CPU_DISPATCH names (checked at each call; std::runtime_error
 // when this build or this CPU lacks it).
 std::shared_ptr<Backend>

@@ -17,42 +17,55 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <utility>
 
 using namespace mbir;
 
 namespace {
 
-// Sets MBIR_CPU_DISPATCH for the scope (unset for nullopt) and restores what the test was started with.
-class ScopedDispatch
+// Sets an environment variable for the scope (unsets it for nullopt) and restores what the test was started with.
+class ScopedEnvironment
 {
 public:
-  explicit ScopedDispatch(const std::optional<std::string> & path)
+  ScopedEnvironment(std::string name, const std::optional<std::string> & value)
+    : m_Name(std::move(name))
   {
-    if (const char * old = std::getenv("MBIR_CPU_DISPATCH"))
+    if (const char * old = std::getenv(m_Name.c_str()))
     {
       m_Old = old;
     }
-    set(path);
+    set(value);
   }
-  ~ScopedDispatch() { set(m_Old); }
-  ScopedDispatch(const ScopedDispatch &) = delete;
-  ScopedDispatch &
-  operator=(const ScopedDispatch &) = delete;
+  ~ScopedEnvironment() { set(m_Old); }
+  ScopedEnvironment(const ScopedEnvironment &) = delete;
+  ScopedEnvironment &
+  operator=(const ScopedEnvironment &) = delete;
 
 private:
-  static void
-  set(const std::optional<std::string> & path)
+  void
+  set(const std::optional<std::string> & value) const
   {
-    if (path)
+    if (value)
     {
-      setenv("MBIR_CPU_DISPATCH", path->c_str(), 1);
+      setenv(m_Name.c_str(), value->c_str(), 1);
     }
     else
     {
-      unsetenv("MBIR_CPU_DISPATCH");
+      unsetenv(m_Name.c_str());
     }
   }
+  std::string                m_Name;
   std::optional<std::string> m_Old;
+};
+
+// MBIR_CPU_DISPATCH for the scope.
+class ScopedDispatch : public ScopedEnvironment
+{
+public:
+  explicit ScopedDispatch(const std::optional<std::string> & path)
+    : ScopedEnvironment("MBIR_CPU_DISPATCH", path)
+  {}
 };
 
 // What one path computes: projections both ways, the direct recon, three VCD iterations, three denoising
@@ -178,4 +191,49 @@ TEST(CpuDispatch, RefusesAPathItLacksByName)
       expectRefused(path, "lacks");
     }
   }
+}
+
+// The default thread count: the CPUs this process may use (affinity, cgroup quota), less those busy elsewhere.
+TEST(CpuThreads, BudgetTakesTheUsableCpusLessTheBusyOnes)
+{
+  EXPECT_EQ(cpuThreadBudget(8, 0.0, 8, 0), 8);
+  EXPECT_EQ(cpuThreadBudget(8, 2.5, 8, 0), 3);  // a container's quota of 2.5 CPUs
+  EXPECT_EQ(cpuThreadBudget(8, 0.25, 8, 0), 1); // a quota under one CPU still gets a thread
+  EXPECT_EQ(cpuThreadBudget(2, 0.0, 2, 1), 1);  // one of two cores taken by another process
+  EXPECT_EQ(cpuThreadBudget(2, 0.0, 2, 7), 1);  // never fewer than one
+  EXPECT_EQ(cpuThreadBudget(4, 0.0, 64, 10), 4); // busy CPUs elsewhere on a big node leave ours alone
+  EXPECT_EQ(cpuThreadBudget(16, 0.0, 16, 4), 12);
+}
+
+TEST(CpuThreads, MbirNumThreadsSetsTheCountAndRefusesNonsense)
+{
+  {
+    const ScopedEnvironment threads("MBIR_NUM_THREADS", std::string("3"));
+    EXPECT_EQ(defaultCpuThreads(), 3);
+    EXPECT_EQ(makeCpuBackend()->threadCount(), 3);
+    EXPECT_EQ(makeCpuBackend(2)->threadCount(), 2); // an explicit count wins
+  }
+  for (const char * bad : { "0", "-2", "four", "3x" })
+  {
+    const ScopedEnvironment threads("MBIR_NUM_THREADS", std::string(bad));
+    try
+    {
+      makeCpuBackend();
+      ADD_FAILURE() << "MBIR_NUM_THREADS=" << bad << " was accepted";
+    }
+    catch (const std::runtime_error & e)
+    {
+      EXPECT_NE(std::string(e.what()).find("MBIR_NUM_THREADS=" + std::string(bad)), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("positive integer"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(CpuThreads, DefaultIsWithinTheCpusThisProcessMayUse)
+{
+  const ScopedEnvironment mbir("MBIR_NUM_THREADS", std::nullopt);
+  const ScopedEnvironment omp("OMP_NUM_THREADS", std::nullopt);
+  const int               threads = defaultCpuThreads();
+  EXPECT_GE(threads, 1);
+  EXPECT_LE(threads, static_cast<int>(std::thread::hardware_concurrency()));
 }

@@ -112,7 +112,7 @@ chosenPath()
 std::shared_ptr<Backend>
 makeCpuBackend(int numThreads)
 {
-  return chosenPath().make(numThreads);
+  return chosenPath().make(numThreads > 0 ? numThreads : defaultCpuThreads());
 }
 
 std::vector<std::string>
