@@ -77,4 +77,10 @@ private:
   checkSize(std::size_t n);
 };
 
+// Transposes each of `count` row-major matrices of (rows, cols) in `in` into (cols, rows) in `out`: blocked for the
+// cache, over `threads` threads (defaultCpuThreads() when 0). The layout changes between the engine and the ITK
+// images, and the CPU backend's sinogram uploads, go through it.
+void
+transposeMatrices(const float * in, std::size_t count, std::size_t rows, std::size_t cols, float * out, int threads);
+
 } // namespace mbir

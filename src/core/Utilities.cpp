@@ -1,6 +1,8 @@
 // Small engine utilities: array views, weights, image metrics and VCD partitions.
 
 #include "mbir/ArrayView.h"
+#include "mbir/Backend.h"
+#include "mbir/Config.h"
 #include "mbir/Metrics.h"
 #include "mbir/Partition.h"
 #include "mbir/Weights.h"
@@ -18,6 +20,33 @@ ArrayView3::checkSize(std::size_t n)
   {
     throw std::invalid_argument("array of " + std::to_string(n) + " values does not have shape " + str() + " (" +
                                 std::to_string(size()) + " values)");
+  }
+}
+
+void
+transposeMatrices(const float * in, std::size_t count, std::size_t rows, std::size_t cols, float * out, int threads)
+{
+  constexpr std::ptrdiff_t block = 32;
+  const std::ptrdiff_t     rowBlocks = (static_cast<std::ptrdiff_t>(rows) + block - 1) / block;
+  const std::ptrdiff_t     tasks = static_cast<std::ptrdiff_t>(count) * rowBlocks;
+  const std::ptrdiff_t     r = static_cast<std::ptrdiff_t>(rows), c = static_cast<std::ptrdiff_t>(cols);
+  [[maybe_unused]] const int teams = threads > 0 ? threads : defaultCpuThreads();
+#pragma omp parallel for schedule(static) num_threads(teams)
+  for (std::ptrdiff_t task = 0; task < tasks; ++task)
+  {
+    const std::ptrdiff_t matrix = task / rowBlocks, r0 = (task % rowBlocks) * block;
+    const float *        src = in + matrix * r * c;
+    float *              dst = out + matrix * r * c;
+    for (std::ptrdiff_t c0 = 0; c0 < c; c0 += block)
+    {
+      for (std::ptrdiff_t i = r0; i < std::min(r, r0 + block); ++i)
+      {
+        for (std::ptrdiff_t j = c0; j < std::min(c, c0 + block); ++j)
+        {
+          dst[j * r + i] = src[i * c + j];
+        }
+      }
+    }
   }
 }
 

@@ -16,6 +16,7 @@
  *
  *=========================================================================*/
 #include "itkMBIRImageConversion.h"
+#include "mbir/ArrayView.h"
 
 #include <algorithm>
 
@@ -90,18 +91,13 @@ MBIRImageConversion::ReconToImage(const std::vector<float> &     recon,
                                  static_cast<SizeValueType>(shape.rows),
                                  static_cast<SizeValueType>(shape.slices) } };
   ImageType::Pointer  image = AllocateCentred(size, spacing, true);
-  float *             out = image->GetBufferPointer();
-  for (int i = 0; i < shape.rows; ++i)
-  {
-    for (int j = 0; j < shape.cols; ++j)
-    {
-      const float * cylinder = recon.data() + (static_cast<std::size_t>(i) * shape.cols + j) * shape.slices;
-      for (int k = 0; k < shape.slices; ++k)
-      {
-        out[(static_cast<std::size_t>(k) * shape.rows + i) * shape.cols + j] = cylinder[k];
-      }
-    }
-  }
+  // (pixels, slices) to (slices, pixels).
+  mbir::transposeMatrices(recon.data(),
+                          1,
+                          static_cast<std::size_t>(shape.rows) * shape.cols,
+                          shape.slices,
+                          image->GetBufferPointer(),
+                          0);
   return image;
 }
 
@@ -115,18 +111,13 @@ MBIRImageConversion::ImageToRecon(const ImageType * image, mbir::ReconShape & sh
   const ImageType::SizeType size = image->GetBufferedRegion().GetSize();
   shape = mbir::ReconShape{ static_cast<int>(size[1]), static_cast<int>(size[0]), static_cast<int>(size[2]) };
   std::vector<float> recon(shape.size());
-  const float *      in = image->GetBufferPointer();
-  for (int k = 0; k < shape.slices; ++k)
-  {
-    for (int i = 0; i < shape.rows; ++i)
-    {
-      for (int j = 0; j < shape.cols; ++j)
-      {
-        recon[(static_cast<std::size_t>(i) * shape.cols + j) * shape.slices + k] =
-          in[(static_cast<std::size_t>(k) * shape.rows + i) * shape.cols + j];
-      }
-    }
-  }
+  // (slices, pixels) to (pixels, slices).
+  mbir::transposeMatrices(image->GetBufferPointer(),
+                          1,
+                          shape.slices,
+                          static_cast<std::size_t>(shape.rows) * shape.cols,
+                          recon.data(),
+                          0);
   return recon;
 }
 

@@ -1,5 +1,6 @@
 // The CPU backend: device memory is host memory, kernels run as OpenMP loops over the shared math.
 
+#include "mbir/ArrayView.h"
 #include "mbir/Backend.h"
 #include "mbir/Config.h"
 #include "CpuBackend.h"
@@ -380,20 +381,26 @@ public:
   double
   scatterAddCylinders(float alpha, const float * values, const CylinderBatch & c, float * volume) override
   {
-    // Sequential over cylinders: a batch may name a pixel twice (equal-size VCD subsets), and each
-    // addition must then land.
+    // Threads take ranges of slices, each over every cylinder in order: a batch may name a pixel twice
+    // (equal-size VCD subsets), and each addition must then land.
     const std::size_t s = c.numSlices;
+    const int         chunks = static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(m_Threads, s / 8)));
     double            l1 = 0.0;
-    for (int b = 0; b < c.numPixels; ++b)
+#pragma omp parallel for reduction(+ : l1) schedule(static) num_threads(m_Threads)
+    for (int chunk = 0; chunk < chunks; ++chunk)
     {
-                        float *       target = volume + static_cast<std::size_t>(c.pixels[b]) * s;
-                        const float * source = values + b * s;
-#pragma omp simd reduction(+ : l1)
-      for (std::size_t k = 0; k < s; ++k)
+      const std::size_t k0 = s * chunk / chunks, k1 = s * (chunk + 1) / chunks;
+      for (int b = 0; b < c.numPixels; ++b)
       {
-                          const float step = alpha * source[k];
-                          target[k] += step;
-                          l1 += std::fabs(step);
+        float *       target = volume + static_cast<std::size_t>(c.pixels[b]) * s;
+        const float * source = values + b * s;
+#pragma omp simd reduction(+ : l1)
+        for (std::size_t k = k0; k < k1; ++k)
+        {
+          const float step = alpha * source[k];
+          target[k] += step;
+          l1 += std::fabs(step);
+        }
       }
     }
     return l1;
@@ -478,26 +485,7 @@ private:
   void
   transposeViews(const float * in, int rows, int cols, int views, float * out) const
   {
-    constexpr int block = 32;
-#pragma omp          parallel for collapse(2) schedule(static) num_threads(m_Threads)
-    for (int v = 0; v < views; ++v)
-    {
-               for (int r0 = 0; r0 < rows; r0 += block)
-               {
-                 const float * src = in + static_cast<std::size_t>(v) * rows * cols;
-                 float *       dst = out + static_cast<std::size_t>(v) * rows * cols;
-                 for (int c0 = 0; c0 < cols; c0 += block)
-                 {
-                   for (int r = r0; r < std::min(rows, r0 + block); ++r)
-                   {
-                     for (int c = c0; c < std::min(cols, c0 + block); ++c)
-                     {
-                       dst[static_cast<std::size_t>(c) * rows + r] = src[static_cast<std::size_t>(r) * cols + c];
-            }
-          }
-        }
-      }
-    }
+    transposeMatrices(in, views, rows, cols, out, m_Threads);
   }
 
   // The global slices of a batch that exist in the geometry, [first, last), and where slice g sits in
