@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -160,4 +161,27 @@ TEST(QGGMRF, FullCostGradientMatchesFiniteDifferences)
   }
   const double finite = (cost(plus) - cost(minus)) / (2.0 * step);
   EXPECT_NEAR(finite, directional, 1e-3 * std::fabs(directional));
+}
+
+// The vectorisable power the prior uses on the CPU against the library's, over the bases and exponents the prior
+// meets (s from float epsilon to 1e6, exponents q - p, q - 2, p - 2 and p) and beyond.
+TEST(PositivePow, AgreesWithPowOverThePriorsRange)
+{
+  double worst = 0.0;
+  for (const float y : { -1.9f, -1.0f, -0.8f, -0.5f, 0.0f, 0.2f, 1.0f, 1.2f, 2.0f, 3.5f })
+  {
+    for (double x = 1e-7; x < 1e7; x *= 1.0137)
+    {
+      const float  xf = static_cast<float>(x);
+      const double exact = std::pow(double(xf), double(y));
+      const double error = std::fabs(kernels::positivePow(xf, y) - exact) / exact;
+      const double bound = 1e-6 * (1.0 + std::fabs(y * std::log2(double(xf))));
+      EXPECT_LE(error, bound) << xf << "^" << y;
+      worst = std::max(worst, error / bound);
+    }
+  }
+  EXPECT_EQ(kernels::positivePow(1.0f, -0.8f), 1.0f);
+  EXPECT_EQ(kernels::positivePow(0.0f, 2.0f), 0.0f);                 // underflows to 0
+  EXPECT_TRUE(std::isinf(kernels::positivePow(0.0f, -0.8f)) || kernels::positivePow(0.0f, -0.8f) > 1e30f);
+  RecordProperty("worst_error_over_bound", std::to_string(worst));
 }

@@ -173,5 +173,7 @@ TEST(SliceShards, PriorOnShardsWithHalosEqualsPriorOnWhole)
     shardCost += backend->qggmrfCost(
       prior, shard.data(), local, kernels::SliceShard{ first, whole.slices }, last ? nullptr : abovePlane.data());
   }
-  EXPECT_NEAR(shardCost, cost, 1e-9 * std::fabs(cost) + 1e-9);
+  // To float rounding of the terms (SIMD lanes and scalar tails contract differently); one term missing or counted
+  // twice would be thousands of times this.
+  EXPECT_NEAR(shardCost, cost, 1e-7 * std::fabs(cost) + 1e-9);
 }

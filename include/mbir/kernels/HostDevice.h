@@ -6,3 +6,4 @@
 #else
 #  define MBIR_HOST_DEVICE
 #endif
+

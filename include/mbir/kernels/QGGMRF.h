@@ -3,6 +3,7 @@
 // surrogate-Hessian diagonal at one voxel from its six neighbours.
 
 #include "mbir/kernels/HostDevice.h"
+#include "mbir/kernels/PositivePow.h"
 
 #include <math.h>
 
@@ -30,43 +31,115 @@ neighbourWeights(float rowWeight, float colWeight, float sliceWeight, float b[6]
   b[4] = b[5] = sliceWeight / norm;
 }
 
+// The prior's per-call constants, worked out once for a loop rather than per voxel (loop-invariant powers
+// and selects also stop the CPU's vectoriser).
+struct QGGMRFTerms
+{
+  float inverseScale;   // 1 / (T sigma)
+  float least;          // T sigma eps, the least |delta| the potential takes
+  float ratioExponent;  // q - p
+  float pMinus2;        // p - 2
+  float p;              // p
+  float potentialScale; // 1 / (p sigma^p)
+  float curvatureScale; // T^(p-2) / sigma^2
+  float qOverP;         // q / p
+  float b[6];           // the neighbour weights
+};
+
+MBIR_HOST_DEVICE inline QGGMRFTerms
+qggmrfTerms(const QGGMRFParams & g)
+{
+  QGGMRFTerms t;
+  t.inverseScale = 1.0f / (g.T * g.sigmaX);
+  t.least = g.T * g.sigmaX * kFloatEpsilon;
+  t.ratioExponent = g.q - g.p;
+  t.pMinus2 = g.p - 2.0f;
+  t.p = g.p;
+  t.potentialScale = 1.0f / (g.p * positivePow(g.sigmaX, g.p));
+  t.curvatureScale = positivePow(g.T, g.p - 2.0f) / (g.sigmaX * g.sigmaX);
+  t.qOverP = g.q / g.p;
+  for (int k = 0; k < 6; ++k)
+  {
+    t.b[k] = g.b[k];
+  }
+  return t;
+}
+
 // rho(delta) = |delta|^p / (p sigma^p) * s^(q-p) / (1 + s^(q-p)),  s = |delta| / (T sigma).
+MBIR_HOST_DEVICE inline float
+qggmrfPotential(float delta, const QGGMRFTerms & t)
+{
+  const float magnitude = fabsf(delta) > t.least ? fabsf(delta) : t.least; // a select: fmaxf is a call on x86
+  const float ratio = positivePow(magnitude * t.inverseScale, t.ratioExponent);
+  return positivePow(magnitude, t.p) * t.potentialScale * ratio / (1.0f + ratio);
+}
 MBIR_HOST_DEVICE inline float
 qggmrfPotential(float delta, const QGGMRFParams & g)
 {
-  const float magnitude = fmaxf(fabsf(delta), g.T * g.sigmaX * kFloatEpsilon);
-  const float s = magnitude / (g.T * g.sigmaX);
-  const float ratio = powf(s, g.q - g.p);
-  return powf(magnitude, g.p) / (g.p * powf(g.sigmaX, g.p)) * ratio / (1.0f + ratio);
+  return qggmrfPotential(delta, qggmrfTerms(g));
 }
 
 // 2 * btilde(delta) = rho'(delta) / delta, with eps added to s (not clipped) so that 0^(negative) cannot
 // occur; 2 btilde(0) is then the curvature at 0.
 MBIR_HOST_DEVICE inline float
+qggmrfTwoBTilde(float delta, const QGGMRFTerms & t)
+{
+  const float s = fabsf(delta) * t.inverseScale + kFloatEpsilon;
+  const float ratio = positivePow(s, t.ratioExponent);
+  const float sPowQm2 = ratio * positivePow(s, t.pMinus2); // s^(q-2), and exactly ratio at p = 2 (s^0 = 1)
+  const float denom = 1.0f + ratio;
+  return t.curvatureScale * sPowQm2 * (t.qOverP + ratio) / (denom * denom);
+}
+MBIR_HOST_DEVICE inline float
 qggmrfTwoBTilde(float delta, const QGGMRFParams & g)
 {
-  const float s = fabsf(delta) / (g.T * g.sigmaX) + kFloatEpsilon;
-  const float ratio = powf(s, g.q - g.p);
-  const float sPowQm2 = g.p == 2.0f ? ratio : powf(s, g.q - 2.0f);
-  const float denom = 1.0f + ratio;
-  return powf(g.T, g.p - 2.0f) / (g.sigmaX * g.sigmaX) * sPowQm2 * (g.q / g.p + ratio) / (denom * denom);
+  return qggmrfTwoBTilde(delta, qggmrfTerms(g));
+}
+
+// One neighbour's share of the gradient and surrogate-Hessian diagonal.
+MBIR_HOST_DEVICE inline void
+qggmrfAccumulate(float delta, float b, const QGGMRFTerms & t, float & gradient, float & hessian)
+{
+  const float weight = b * qggmrfTwoBTilde(delta, t);
+  gradient += weight * delta;
+  hessian += weight;
 }
 
 // Gradient and surrogate-Hessian diagonal at a voxel of value `x` whose neighbours (same order as b)
-// have values `nbr`; a neighbour outside the volume is passed as x itself (difference 0).
+// have values `nbr`; a neighbour outside the volume is passed as x itself (difference 0). The six terms are
+// written out, and the neighbours can come as six values: an indexed loop, or an array per SIMD lane, stops the
+// CPU's vectoriser.
+MBIR_HOST_DEVICE inline void
+qggmrfGradientHessian(float               x,
+                      float               rowNext,
+                      float               rowPrev,
+                      float               colNext,
+                      float               colPrev,
+                      float               sliceNext,
+                      float               slicePrev,
+                      const QGGMRFTerms & t,
+                      float &             gradient,
+                      float &             hessian)
+{
+  float grad = 0.0f, hess = 0.0f;
+  qggmrfAccumulate(x - rowNext, t.b[0], t, grad, hess);
+  qggmrfAccumulate(x - rowPrev, t.b[1], t, grad, hess);
+  qggmrfAccumulate(x - colNext, t.b[2], t, grad, hess);
+  qggmrfAccumulate(x - colPrev, t.b[3], t, grad, hess);
+  qggmrfAccumulate(x - sliceNext, t.b[4], t, grad, hess);
+  qggmrfAccumulate(x - slicePrev, t.b[5], t, grad, hess);
+  gradient = grad;
+  hessian = hess;
+}
+MBIR_HOST_DEVICE inline void
+qggmrfGradientHessian(float x, const float nbr[6], const QGGMRFTerms & t, float & gradient, float & hessian)
+{
+  qggmrfGradientHessian(x, nbr[0], nbr[1], nbr[2], nbr[3], nbr[4], nbr[5], t, gradient, hessian);
+}
 MBIR_HOST_DEVICE inline void
 qggmrfGradientHessian(float x, const float nbr[6], const QGGMRFParams & g, float & gradient, float & hessian)
 {
-  float grad = 0.0f, hess = 0.0f;
-  for (int k = 0; k < 6; ++k)
-  {
-    const float delta = x - nbr[k];
-    const float weight = g.b[k] * qggmrfTwoBTilde(delta, g);
-    grad += weight * delta;
-    hess += weight;
-  }
-  gradient = grad;
-  hessian = hess;
+  qggmrfGradientHessian(x, nbr, qggmrfTerms(g), gradient, hessian);
 }
 
 // Where a volume shard lies in the whole volume: its local slice k is global slice first + k, of `total`

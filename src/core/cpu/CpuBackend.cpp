@@ -709,7 +709,8 @@ private:
     {
       return (static_cast<float>(m) - 0.5f - start) * inverse;
     }
-    // Slices that can share one row (forward) and rows that can share one slice, with a margin (back).
+    // Slices that can share one row (forward); rows that can share one slice, from the row of the slice's lower edge
+    // on, with one more for rounding where the step is just under a whole number of rows (back).
     int
     slicesPerRow() const
     {
@@ -718,7 +719,7 @@ private:
     int
     rowsPerSlice() const
     {
-      return static_cast<int>(step) + 5;
+      return static_cast<int>(step) + 4;
     }
   };
   // floor(x) as an int, in a form the vectoriser takes (std::floor does not vectorise with its conversion).
@@ -790,7 +791,7 @@ private:
     for (int k = window.first; k < window.last; ++k)
     {
       const float weight = box.step * map.weightScale(k);
-      const int   m0 = floorToInt(box.start + box.step * static_cast<float>(k) - 0.5f) - 1;
+      const int   m0 = floorToInt(box.start + box.step * static_cast<float>(k) - 0.5f);
       float       sum = 0.0f;
 #pragma GCC unroll 8
       for (int j = 0; j < RowsPerSlice; ++j)
@@ -842,14 +843,14 @@ private:
     if (map.width == map.step)
     {
       const int rowsPerSlice = BoxResampling(map).rowsPerSlice();
-      if (rowsPerSlice <= 8)
+      if (rowsPerSlice <= 7)
       {
         using Gather = void (*)(const kernels::RowMap &, const float *, int, int, const SliceWindow &, float *);
         static constexpr Gather gathers[2][4] = {
-          { gatherBox<5, 1>, gatherBox<6, 1>, gatherBox<7, 1>, gatherBox<8, 1> },
-          { gatherBox<5, 2>, gatherBox<6, 2>, gatherBox<7, 2>, gatherBox<8, 2> }
+          { gatherBox<4, 1>, gatherBox<5, 1>, gatherBox<6, 1>, gatherBox<7, 1> },
+          { gatherBox<4, 2>, gatherBox<5, 2>, gatherBox<6, 2>, gatherBox<7, 2> }
         };
-        return gathers[power == 2][rowsPerSlice - 5](map, column, first, last, window, out);
+        return gathers[power == 2][rowsPerSlice - 4](map, column, first, last, window, out);
       }
     }
     gatherSlices(map, column, first, last, power, window, out);

@@ -4,6 +4,7 @@
 #include "CpuBackend.h"
 #include "mbir/kernels/LocalDeviation.h"
 
+#include <algorithm>
 #include <cstddef>
 
 #include "CpuPathTarget.h" // last: what follows is compiled for this file's instruction-set path
@@ -22,8 +23,9 @@ qggmrfGradientHessian(const kernels::QGGMRFParams & prior,
                       float *                       hessian,
                       int                           threads)
 {
-  const int         slices = shape.slices;
-  const std::size_t s = slices;
+  const int                   slices = shape.slices;
+  const std::size_t           s = slices;
+  const kernels::QGGMRFTerms  local = kernels::qggmrfTerms(prior); // once, and unaliased by the stores
 #pragma omp parallel for schedule(dynamic, 16) num_threads(threads)
   for (int b = 0; b < cylinders.numPixels; ++b)
   {
@@ -39,11 +41,32 @@ qggmrfGradientHessian(const kernels::QGGMRFParams & prior,
     const float * upper = above ? above + b : nullptr;
     float *       g = gradient + b * s;
     float *       h = hessian + b * s;
-    for (int k = 0; k < slices; ++k)
-    {
+    // Slices 0 and real - 1 (which may take their slice neighbours from the shard's halos) and the padding go
+    // through shardNeighbours; the slices between, the bulk, in SIMD lanes with a missing in-plane neighbour
+    // read as the voxel itself, as shardNeighbours does.
+    const int real = std::max(0, std::min(slices, shard.total - shard.first));
+    auto      edge = [&](int k) {
       float x, nbr[6];
       kernels::shardNeighbours(self, rowNext, rowPrev, colNext, colPrev, lower, upper, k, slices, shard, x, nbr);
-      kernels::qggmrfGradientHessian(x, nbr, prior, g[k], h[k]);
+      kernels::qggmrfGradientHessian(x, nbr, local, g[k], h[k]);
+    };
+    const float * rn = rowNext ? rowNext : self;
+    const float * rp = rowPrev ? rowPrev : self;
+    const float * cn = colNext ? colNext : self;
+    const float * cp = colPrev ? colPrev : self;
+    const kernels::QGGMRFTerms terms = local; // its own copy: the lambda above takes `local` by reference
+#pragma omp simd
+    for (int k = 1; k < real - 1; ++k)
+    {
+      kernels::qggmrfGradientHessian(self[k], rn[k], rp[k], cn[k], cp[k], self[k + 1], self[k - 1], terms, g[k], h[k]);
+    }
+    if (slices > 0)
+    {
+      edge(0);
+    }
+    for (int k = std::max(real - 1, 1); k < slices; ++k)
+    {
+      edge(k);
     }
   }
 }
@@ -57,8 +80,9 @@ qggmrfCost(const kernels::QGGMRFParams & prior,
            int                           threads)
 {
   const std::size_t s = shape.slices;
-  const int         real = std::max(0, std::min(shape.slices, shard.total - shard.first)); // local real slices
-  double            cost = 0.0;
+  const int                   real = std::max(0, std::min(shape.slices, shard.total - shard.first)); // local real
+  const kernels::QGGMRFTerms  local = kernels::qggmrfTerms(prior); // once, and unaliased by the stores
+  double                      cost = 0.0;
 #pragma omp parallel for reduction(+ : cost) schedule(static) num_threads(threads)
   for (int row = 0; row < shape.rows; ++row)
   {
@@ -66,24 +90,28 @@ qggmrfCost(const kernels::QGGMRFParams & prior,
     {
       const std::size_t pixel = static_cast<std::size_t>(row) * shape.cols + col;
       const float *     self = volume + pixel * s;
-      double            sum = 0.0;
-      for (int k = 0; k < real; ++k)
+      // Each voxel's potential with its next neighbour along row, column and slice; a missing in-plane
+      // neighbour has weight 0 (read as the voxel itself), the last real slice's is the plane above or none.
+      const bool    hasRow = row + 1 < shape.rows, hasCol = col + 1 < shape.cols;
+      const float   wRow = hasRow ? local.b[0] : 0.0f, wCol = hasCol ? local.b[2] : 0.0f;
+      const float * rn = hasRow ? self + shape.cols * s : self;
+      const float * cn = hasCol ? self + s : self;
+      double        sum = 0.0;
+#pragma omp simd reduction(+ : sum)
+      for (int k = 0; k < real - 1; ++k)
       {
-        if (row + 1 < shape.rows)
+        sum += wRow * kernels::qggmrfPotential(self[k] - rn[k], local) +
+               wCol * kernels::qggmrfPotential(self[k] - cn[k], local) +
+               local.b[4] * kernels::qggmrfPotential(self[k] - self[k + 1], local);
+      }
+      if (real > 0)
+      {
+        const int k = real - 1;
+        sum += wRow * kernels::qggmrfPotential(self[k] - rn[k], local) +
+               wCol * kernels::qggmrfPotential(self[k] - cn[k], local);
+        if (k + 1 == static_cast<int>(s) && abovePlane && shard.first + k + 1 < shard.total)
         {
-          sum += prior.b[0] * kernels::qggmrfPotential(self[k] - self[k + shape.cols * s], prior);
-        }
-        if (col + 1 < shape.cols)
-        {
-          sum += prior.b[2] * kernels::qggmrfPotential(self[k] - self[k + s], prior);
-        }
-        if (k + 1 < real)
-        {
-          sum += prior.b[4] * kernels::qggmrfPotential(self[k] - self[k + 1], prior);
-        }
-        else if (k + 1 == static_cast<int>(s) && abovePlane && shard.first + k + 1 < shard.total)
-        {
-          sum += prior.b[4] * kernels::qggmrfPotential(self[k] - abovePlane[pixel], prior);
+          sum += local.b[4] * kernels::qggmrfPotential(self[k] - abovePlane[pixel], local);
         }
       }
       cost += sum;
