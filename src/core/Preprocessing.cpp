@@ -2,6 +2,7 @@
 // parallel over views or detector cells with OpenMP.
 
 #include "mbir/Preprocessing.h"
+#include "cpu/CpuThreads.h"
 
 #include "mbir/Backend.h"
 #include "mbir/Reconstructor.h"
@@ -307,6 +308,7 @@ interpolateBad(std::vector<float> &              sino,
 PreprocessResult
 preprocessTransmission(ArrayView3 counts, const FieldImages & fields, const PreprocessParams & params)
 {
+  const ScopedCpuThreads threads; // its loops take the engine's thread count
   if (counts.empty() || counts.size() == 0)
     throw std::invalid_argument("preprocessing: no counts given");
   if (!counts.onHost())
@@ -809,6 +811,7 @@ curveMinimum(const std::vector<double> & curve)
 CenterEstimate
 estimateRotationCenter(const Geometry & geometry, ArrayView3 sinogram, ArrayView3 weights, const CenterParams & params)
 {
+  const ScopedCpuThreads threads; // its loops take the engine's thread count
   const SinogramShape s = sinogramShapeOf(geometry);
   if (sinogram.empty() || !sinogram.onHost())
     throw std::invalid_argument("centre estimation: the sinogram must be given in host memory");
@@ -1161,6 +1164,7 @@ estimateRotationCenter(const Geometry & geometry, ArrayView3 sinogram, ArrayView
 std::vector<float>
 correctDetectorTilt(ArrayView3 sinogram, double degrees, double channelPitch, double rowPitch)
 {
+  const ScopedCpuThreads threads; // its loops take the engine's thread count
   if (sinogram.empty() || !sinogram.onHost())
     throw std::invalid_argument("tilt correction: the sinogram must be given in host memory");
   const int          views = sinogram.shape[0], rows = sinogram.shape[1], channels = sinogram.shape[2];

@@ -2,6 +2,7 @@
 // less those other processes keep busy, so that a recon on a shared machine neither spins against other work nor
 // oversubscribes a container's or a Slurm job's CPU share.
 
+#include "CpuThreads.h"
 #include "mbir/Backend.h"
 #include "mbir/Config.h"
 
@@ -132,6 +133,22 @@ defaultCpuThreads()
   }
   return cpuThreadBudget(
     affinityCpus(), cgroupCpuQuota(), static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))), busy);
+}
+
+ScopedCpuThreads::ScopedCpuThreads()
+  : m_Previous(1)
+{
+#if MBIR_USE_OPENMP
+  m_Previous = omp_get_max_threads();
+  omp_set_num_threads(defaultCpuThreads());
+#endif
+}
+
+ScopedCpuThreads::~ScopedCpuThreads()
+{
+#if MBIR_USE_OPENMP
+  omp_set_num_threads(m_Previous);
+#endif
 }
 
 } // namespace mbir
