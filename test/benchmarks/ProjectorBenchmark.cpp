@@ -275,7 +275,7 @@ registerAll(const char * device, std::shared_ptr<Backend> (*make)(), std::initia
 int
 main(int argc, char ** argv)
 {
-  registerAll("Cpu", cpu, { 128, 256 });
+  registerAll("Cpu", cpu, { 64, 128, 256, 512 }); // 512: how cost grows (minutes per row-map geometry)
   registerFilters("Cpu", cpu, { 256, 512 });
   if (cudaDeviceCount() > 0)
   {

@@ -132,7 +132,7 @@ registerAll(const std::string &        kind,
 int
 main(int argc, char ** argv)
 {
-  registerAll("Cpu", cpu, { 128, 256 }, { 128, 256 }, 4);
+  registerAll("Cpu", cpu, { 64, 128, 256 }, { 128, 256 }, 4);
   if (const int gpus = cudaDeviceCount(); gpus > 0)
   {
     registerAll("Gpu", gpu, { 256, 512 }, { 256, 512, 1024 }, gpus);
