@@ -275,6 +275,7 @@ private:
       const std::string &                      help,
       const std::string &                      defaultText,
       std::function<void(const std::string &)> set);
+  // The option `name` names in either spelling (--max-iterations or --max_iterations), or null.
   const Option *
   find(const std::string & name) const;
 
@@ -376,7 +377,7 @@ inline const CommandLine::Option *
 CommandLine::find(const std::string & name) const
 {
   for (const Option & o : m_Options)
-    if (o.m_Name == name)
+    if (o.m_Name == name || "--" + slicerName(o.m_Name) == name)
       return &o;
   return nullptr;
 }
@@ -404,10 +405,7 @@ CommandLine::parse(int argc, char ** argv)
   for (int a = 1; a < argc; ++a)
   {
     const std::string argument = argv[a];
-    const Option *    o = nullptr;
-    for (const Option & candidate : m_Options)
-      if (argument == candidate.m_Name || argument == "--" + slicerName(candidate.m_Name))
-        o = &candidate;
+    const Option *    o = find(argument);
     if (o != nullptr && o->m_Type != Option::Type::Flag && a + 1 < argc)
       arguments.push_back(argument + "=" + argv[++a]);
     else
@@ -438,10 +436,9 @@ CommandLine::parse(int argc, char ** argv)
   catch (const CLI::ArgumentMismatch & e)
   {
     // "--views: 1 required TEXT missing": the option named before the colon had no value after it.
-    const std::string message = e.what(), name = message.substr(0, message.find(':'));
-    for (const Option & o : m_Options)
-      if (o.m_Name == name || "--" + slicerName(o.m_Name) == name)
-        throw UsageError(o.m_Name + " needs a value (" + o.m_Metavar + ")");
+    const std::string message = e.what();
+    if (const Option * o = find(message.substr(0, message.find(':'))))
+      throw UsageError(o->m_Name + " needs a value (" + o->m_Metavar + ")");
     throw UsageError(message);
   }
   catch (const CLI::ParseError & e)
