@@ -750,8 +750,9 @@ private:
     const kernels::RowMap map = rowMap;
     const BoxResampling   box(map);
     const int             kFirst = window.first, kLast = window.last;
-    scaled.assign(static_cast<std::size_t>(kLast - kFirst) + 2, 0.0f);
+    scaled.resize(static_cast<std::size_t>(kLast - kFirst) + 2);
     float * const       g = scaled.data() + 1 - kFirst; // g[k] for k in [kFirst - 1, kLast], 0 at both ends
+    g[kFirst - 1] = g[kLast] = 0.0f;
     const float * const xk = x - window.offset;
 #pragma omp simd
     for (int k = kFirst; k < kLast; ++k)
