@@ -12,10 +12,11 @@ of the reconstruction alone: the time on our tools' summary line (no file I/O), 
 peers after a warm-up call (MBIRJAX compiles in a first recon at its defaults, svmbir computes its system
 matrix in a one-iteration recon: that first call is reported in the note column). Each peer runs in a
 subprocess of its own, so that a missing or broken peer is skipped with the reason and the others still run;
-no number is ever made up for a peer that did not run.
+no number is ever made up for a peer that did not run. With --time-to-target, ours also runs at its defaults
+with 1, 2, 3, 4, 6, ... iterations until its NRMSE is no worse than each MBIR peer's at its defaults.
 
-Usage: compare_cpu_peers.py [--quick] [--geometry parallel|cone|both] [--size VxRxC ...] [--bin DIR]
-                            [--output DIR]
+Usage: compare_cpu_peers.py [--quick] [--geometry parallel|cone|both] [--time-to-target] [--size VxRxC ...]
+                            [--peers mbirjax,svmbir,rtk] [--bin DIR] [--output DIR]
        (run with the Python of build/peers-venv; compare_cpu_peers.sh sets it up)
 """
 import argparse
@@ -67,24 +68,51 @@ def make_problem(tools, directory, geometry_type, views, rows, channels):
               "--output", sinogram])
 
 
+def run_ours(tools, directory, tool, setting, options, phantom):
+    """One run of one of our tools: its row, with the time on its summary line and the NRMSE computed here."""
+    output = f"{directory}/ours-{tool}.nrrd"
+    start = time.perf_counter()
+    line = run_tool([f"{tools}/{tool}", "--geometry", f"{directory}/geometry.json", "--input",
+                     f"{directory}/sinogram.nrrd", "--output", output] + options)
+    wall = time.perf_counter() - start
+    iterations = re.search(r"MBIR: ([0-9]+) iterations", line)
+    note = f"{iterations.group(1)} iterations; " if iterations else ""
+    return dict(tool="ours", setting=setting, seconds=float(re.search(r" ([0-9.]+) s on ", line).group(1)),
+                nrmse=nrmse(read_volume(output), phantom), note=note + f"process wall {wall:.2f} s with file I/O")
+
+
 def ours(tools, directory):
     """mbir-recon at its defaults and at equal parameters, and mbir-direct-recon."""
-    geometry, sinogram = f"{directory}/geometry.json", f"{directory}/sinogram.nrrd"
     phantom = read_volume(f"{directory}/phantom.nrrd")
     equal = ["--sharpness", str(EQUAL_SHARPNESS), "--snr-db", str(EQUAL_SNR_DB), "--no-noise-estimate",
              "--max-iterations", str(EQUAL_ITERATIONS), "--stop-threshold", "0"]
+    return [run_ours(tools, directory, "mbir-recon", "defaults", [], phantom),
+            run_ours(tools, directory, "mbir-recon", EQUAL_LABEL, equal, phantom),
+            run_ours(tools, directory, "mbir-direct-recon", "direct", [], phantom)]
+
+
+def ours_time_to_target(tools, directory, peer_rows):
+    """For each peer's MBIR at its defaults: ours at its defaults but a fixed iteration count, the fewest of a
+    rising series whose NRMSE is no worse than the peer's, and its time. The ratio is the peer's time over this."""
+    phantom = read_volume(f"{directory}/phantom.nrrd")
+    runs = {}  # iteration count -> row, shared between the targets
     rows = []
-    for setting, tool, options in [("defaults", "mbir-recon", []), (EQUAL_LABEL, "mbir-recon", equal),
-                                   ("direct", "mbir-direct-recon", [])]:
-        output = f"{directory}/ours-{tool}-{len(rows)}.nrrd"
-        start = time.perf_counter()
-        line = run_tool([f"{tools}/{tool}", "--geometry", geometry, "--input", sinogram, "--output", output] + options)
-        wall = time.perf_counter() - start
-        seconds = float(re.search(r" ([0-9.]+) s on ", line).group(1))
-        iterations = re.search(r"MBIR: ([0-9]+) iterations", line)
-        note = f"{iterations.group(1)} iterations; " if iterations else ""
-        rows.append(dict(tool="ours", setting=setting, seconds=seconds, nrmse=nrmse(read_volume(output), phantom),
-                         note=note + f"process wall {wall:.2f} s with file I/O"))
+    for peer in [r for r in peer_rows if r["setting"] == "defaults" and r["nrmse"] is not None]:
+        found = None
+        for count in (1, 2, 3, 4, 6, 8, 12, 16, 24, 32):
+            if count not in runs:
+                runs[count] = run_ours(tools, directory, "mbir-recon", "", ["--max-iterations", str(count),
+                                                                             "--stop-threshold", "0"], phantom)
+            if runs[count]["nrmse"] <= peer["nrmse"]:
+                found = dict(runs[count])
+                break
+        setting = f"to {peer['tool']}'s NRMSE {peer['nrmse']:.4f}"
+        if found:
+            found.update(setting=setting, peer_seconds=peer["seconds"])
+            rows.append(found)
+        else:
+            rows.append(dict(tool="ours", setting=setting, seconds=None, nrmse=None,
+                             note="not reached in 32 iterations at our defaults"))
     return rows
 
 
@@ -212,16 +240,23 @@ PEER_NAMES = {"mbirjax": "MBIRJAX", "svmbir": "svmbir", "rtk": "RTK FDK"}
 
 def run_peer(name, directory):
     """One peer in a subprocess: its rows, or one row that says why there are none."""
+    environment = dict(os.environ)
+    if name == "mbirjax" and "XLA_FLAGS" not in environment:
+        # MBIRJAX shards over virtual CPU devices, one per core, whose all-reduce XLA aborts after 40 s when a
+        # device's thread has not arrived: seen on every problem on a loaded 2-core machine. One device avoids it.
+        environment["XLA_FLAGS"] = "--xla_force_host_platform_device_count=1"
     try:
         result = subprocess.run([sys.executable, __file__, "--peer", name, directory], capture_output=True, text=True,
-                                timeout=PEER_TIMEOUT_S)
+                                timeout=PEER_TIMEOUT_S, env=environment)
     except subprocess.TimeoutExpired:
         return [dict(tool=PEER_NAMES[name], setting="-", seconds=None, nrmse=None,
                      note=f"skipped: no result within {PEER_TIMEOUT_S} s")]
     lines = result.stdout.strip().splitlines()
     if result.returncode == 0 and lines and lines[-1].startswith("["):
         return json.loads(lines[-1])
-    message = (result.stderr.strip().splitlines() or lines or ["no output"])[-1]
+    output = result.stderr.strip().splitlines() or lines or ["no output"]
+    messages = [line for line in output if re.search(r"Error|Exception|timeout|Killed", line)]
+    message = (messages or output)[-1].strip()
     if "ModuleNotFoundError" in message or "ImportError" in message:
         message = f"not installed ({message})"
     print(f"{PEER_NAMES[name]} failed:\n{result.stderr[-3000:]}", file=sys.stderr)
@@ -246,6 +281,9 @@ def main():
     parser.add_argument("--geometry", choices=("parallel", "cone", "both"), default="both")
     parser.add_argument("--size", action="append", metavar="VxRxC",
                         help="views x rows x channels instead of the standard sizes (repeatable), e.g. 32x8x32")
+    parser.add_argument("--time-to-target", action="store_true",
+                        help="also the time ours takes to reach each MBIR peer's NRMSE (more runs of ours)")
+    parser.add_argument("--peers", default=",".join(PEERS), help="the peers to run (default %(default)s)")
     parser.add_argument("--bin", default="build/bin", help="our tools")
     parser.add_argument("--output", default="build/peers/cpu", help="problems, recons and the CSV")
     parser.add_argument("--peer", nargs=2, metavar=("NAME", "DIR"), help=argparse.SUPPRESS)
@@ -272,21 +310,30 @@ def main():
                 make_problem(args.bin, directory, geometry, views, det_rows, channels)
                 rows = ours(args.bin, directory)
                 for name in PEERS:
-                    if geometry in PEER_GEOMETRIES[name]:
+                    if name in args.peers.split(",") and geometry in PEER_GEOMETRIES[name]:
                         print(f"== {problem}: {PEER_NAMES[name]}", flush=True)
                         rows += run_peer(name, directory)
+                if args.time_to_target:
+                    print(f"== {problem}: ours to the peers' NRMSE", flush=True)
+                    rows += ours_time_to_target(args.bin, directory, [r for r in rows if r["tool"] != "ours"])
                 ours_seconds = {r["setting"]: r["seconds"] for r in rows if r["tool"] == "ours"}
                 for row in rows:
                     row["problem"] = problem
-                    reference = ours_seconds.get(row["setting"])
-                    row["ratio"] = row["seconds"] / reference if row["seconds"] is not None and reference else None
+                    row["ratio"] = None
+                    if "peer_seconds" in row:  # a time-to-target row: the peer's time over ours
+                        peer_seconds = row.pop("peer_seconds")
+                        if peer_seconds and row["seconds"]:
+                            row["ratio"] = peer_seconds / row["seconds"]
+                    elif row["seconds"] is not None and ours_seconds.get(row["setting"]):
+                        row["ratio"] = row["seconds"] / ours_seconds[row["setting"]]
                     print(f"   {row['tool']}, {row['setting']}: {row['seconds']} s, NRMSE {row['nrmse']}", flush=True)
                     writer.writerow(row)
                     f.flush()
                 table += rows
     print()
     print(format_table(table))
-    print(f"ratio vs ours: the tool's seconds / ours at the same setting (> 1: ours is faster). -> {csv_path}")
+    print("ratio vs ours: the peer's seconds / ours at the same setting, or / ours to the peer's NRMSE "
+          f"(> 1: ours is faster). -> {csv_path}")
 
 
 if __name__ == "__main__":

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Our CPU tools against CPU peers on the same problems, one after another on the same cores (a benchmark that
 # needs the network and takes minutes, not part of scripts/test.sh or ctest):
-#   test/benchmarks/peers/compare_cpu_peers.sh [--quick] [--geometry parallel|cone|both]
+#   test/benchmarks/peers/compare_cpu_peers.sh [--quick] [--geometry parallel|cone|both] [--time-to-target]
 # MBIR: ours (mbir-recon) vs MBIRJAX (CPU jax) for parallel and cone beam, vs svmbir for parallel beam; direct
 # recon: ours (mbir-direct-recon) vs RTK's CPU FDK for cone beam. Problems: noisy Shepp-Logan scans of
 # 128 views x 64 rows x 128 channels and (without --quick) 256 x 128 x 256. Prints one table (seconds, NRMSE
 # against the phantom, time ratio to ours) and writes it to build/peers/cpu/cpu-peers[-quick].csv.
+# --time-to-target adds the time ours takes to reach each MBIR peer's NRMSE (compare_cpu_peers.py --help).
 # Installs the peers from PyPI into build/peers-venv; a peer that does not install is reported as skipped.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
