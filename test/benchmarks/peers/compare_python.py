@@ -18,6 +18,7 @@ import itk
 import numpy as np
 
 import itk_mbir
+from peers_common import make_mbirjax_model
 
 demo = sys.argv[1] if len(sys.argv) > 1 else "build/demo"
 tools = sys.argv[2] if len(sys.argv) > 2 else "build/bin"
@@ -48,15 +49,7 @@ def python_seconds():
 
 def mbirjax_seconds():
     import mbirjax
-    g = json.load(open(geometry_path))
-    angles = np.asarray(g["angles"], dtype=np.float32)
-    if g["geometry"] == "parallel":
-        model = mbirjax.ParallelBeamModel(sinogram.shape, angles)
-    else:
-        model = mbirjax.ConeBeamModel(sinogram.shape, angles, source_detector_dist=g["source_detector_dist"],
-                                      source_iso_dist=g["source_iso_dist"])
-    model.set_params(delta_det_channel=g["delta_det_channel"], delta_det_row=g["delta_det_row"],
-                     delta_voxel=g["delta_voxel"], recon_shape=tuple(g["recon_shape"]), verbose=0)
+    model = make_mbirjax_model(mbirjax, json.load(open(geometry_path)), sinogram.shape)
     model.recon(sinogram, print_logs=False)  # compiles
     start = time.perf_counter()
     recon, _ = model.recon(sinogram, print_logs=False)
