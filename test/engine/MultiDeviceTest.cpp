@@ -228,6 +228,10 @@ TEST(DevicePolicy, ChoicesResolveAndFailClearly)
   const std::vector<std::shared_ptr<Backend>> all = availableDevices(UseGpu::None);
   ASSERT_EQ(all.size(), 4u);
   EXPECT_EQ(availableDevices(UseGpu::None)[2].get(), all[2].get()); // the same handles every time
+  for (const auto & device : all) // one thread count for all, decided with the first (made at different times)
+  {
+    EXPECT_EQ(device->threadCount(), all[0]->threadCount());
+  }
 
   EXPECT_EQ(DeviceSelection().useGpu(UseGpu::None).resolve(64, 64).size(), 4u);
   EXPECT_FALSE(DeviceSelection().pinned());
