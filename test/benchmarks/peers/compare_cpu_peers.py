@@ -50,8 +50,14 @@ def problem_sizes(quick):
     return sizes
 
 
+# Our tools take every core, as the peers do: by default they leave out the cores other work keeps busy, which on a
+# shared machine made some of our runs take one thread while the peers took all (README "CPU threads and speed").
+OUR_THREADS = os.environ.get("MBIR_NUM_THREADS") or str(len(os.sched_getaffinity(0)))
+
+
 def run_tool(command):
-    result = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "MBIR_PROGRESS": "none"})
+    environment = {**os.environ, "MBIR_PROGRESS": "none", "MBIR_NUM_THREADS": OUR_THREADS}
+    result = subprocess.run(command, capture_output=True, text=True, env=environment)
     if result.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed:\n{result.stdout}{result.stderr}")
     return result.stdout.strip().splitlines()[-1]
