@@ -410,8 +410,8 @@ formatBytes(std::size_t bytes);
 
 // The threads a CPU backend takes unless told: MBIR_NUM_THREADS when set (std::runtime_error when it is not a
 // positive integer); else OMP_NUM_THREADS when set; else the CPUs this process may use (its affinity mask and its
-// cgroup's CPU quota, which taskset, Slurm and containers set), less those that other processes keep busy when
-// it is called (README "Threads").
+// cgroup's CPU quota, which taskset, Slurm and containers set), less those that other processes keep busy, measured
+// once per process, at the first call (README "CPU threads and speed").
 int
 defaultCpuThreads();
 

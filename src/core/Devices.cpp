@@ -23,7 +23,6 @@ struct Registry
   bool                                  gpusProbed = false;
   std::vector<std::shared_ptr<Backend>> gpus;
   std::vector<std::shared_ptr<Backend>> cpus;
-  int                                   cpuThreads = 0; // of every CPU device: decided with the first one
 };
 
 Registry &
@@ -111,13 +110,9 @@ availableDevices(UseGpu policy)
     }
   }
   const int wanted = cpuDeviceCount();
-  if (r.cpus.empty() && wanted > 0)
-  {
-    r.cpuThreads = defaultCpuThreads();
-  }
   while (static_cast<int>(r.cpus.size()) < wanted)
   {
-    r.cpus.push_back(makeCpuBackend(r.cpuThreads)); // every CPU device takes the same cores
+    r.cpus.push_back(makeCpuBackend()); // every CPU device takes the same cores (defaultCpuThreads)
   }
   return std::vector<std::shared_ptr<Backend>>(r.cpus.begin(), r.cpus.begin() + wanted);
 }

@@ -124,15 +124,19 @@ defaultCpuThreads()
 #else
   return 1;
 #endif
-  // The fewest busy over a few samples: a task that runs for a moment must not halve a long recon.
-  int busy = runnableElsewhere();
-  for (int sample = 1; sample < 5 && busy > 0; ++sample)
-  {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    busy = std::min(busy, runnableElsewhere());
-  }
-  return cpuThreadBudget(
-    affinityCpus(), cgroupCpuQuota(), static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))), busy);
+  // Measured once per process, so that every device, transpose and preprocessing loop takes the same count.
+  static const int measured = [] {
+    // The fewest busy over a few samples: a task that runs for a moment must not halve a long recon.
+    int busy = runnableElsewhere();
+    for (int sample = 1; sample < 5 && busy > 0; ++sample)
+    {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      busy = std::min(busy, runnableElsewhere());
+    }
+    return cpuThreadBudget(
+      affinityCpus(), cgroupCpuQuota(), static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))), busy);
+  }();
+  return measured;
 }
 
 ScopedCpuThreads::ScopedCpuThreads()
