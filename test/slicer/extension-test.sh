@@ -60,8 +60,12 @@ run "$work/build.log" nice -n 5 cmake --build "$build"
 # The CLI modules the extension declares, one per subdirectory.
 mapfile -t modules < <(sed -n 's/^mbir_cli_module(\([a-z-]*\))$/\1/p' "$source_dir"/slicer/*/CMakeLists.txt | sort)
 [ "${#modules[@]}" -ge 9 ] || fail "only ${#modules[@]} mbir_cli_module() calls in slicer/*/CMakeLists.txt"
-cli_dir=$(sed -n 's/^set(Slicer_CLIMODULES_BIN_DIR "\(.*\)")$/\1/p' "$source_dir/test/slicer/stand-in/SlicerConfig.cmake" |
-          sed 's/${Slicer_VERSION_MAJOR}.${Slicer_VERSION_MINOR}/5.8/; s/${Slicer_CLIMODULES_SUBDIR}/cli-modules/')
+# The stand-in's folders (its SlicerConfig.cmake): lib/ and share/ Slicer-<major>.<minor>.
+stand_in="$source_dir/test/slicer/stand-in/SlicerConfig.cmake"
+version=$(sed -n 's/^set(Slicer_VERSION_MAJOR \([0-9]*\))$/\1/p' "$stand_in").$(
+          sed -n 's/^set(Slicer_VERSION_MINOR \([0-9]*\))$/\1/p' "$stand_in")
+cli_dir="lib/Slicer-$version/cli-modules"
+share_dir="share/Slicer-$version"
 for module in "${modules[@]}"; do
   [ -x "$build/inner-build/$cli_dir/$module" ] || fail "$module is not in the build tree's CLI module folder $cli_dir"
 done
@@ -80,8 +84,8 @@ package=$(ls "$build"/inner-build/*-ITKMBIR.tar.gz 2>/dev/null | head -n 1)
 mkdir -p "$work/package"
 tar -xzf "$package" -C "$work/package"
 root=$(find "$work/package" -mindepth 1 -maxdepth 1 -type d | head -n 1)
-[ -f "$root/share/Slicer-5.8/ITKMBIR.s4ext" ] || fail "the package has no share/Slicer-5.8/ITKMBIR.s4ext"
-grep -qx "category Reconstruction" "$root/share/Slicer-5.8/ITKMBIR.s4ext" ||
+[ -f "$root/$share_dir/ITKMBIR.s4ext" ] || fail "the package has no $share_dir/ITKMBIR.s4ext"
+grep -qx "category Reconstruction" "$root/$share_dir/ITKMBIR.s4ext" ||
   fail "the extension's description does not say category Reconstruction"
 packaged=$(cd "$root/$cli_dir" && ls | sort | paste -sd' ')
 [ "$packaged" = "${modules[*]}" ] || fail "the package's CLI modules are '$packaged', not '${modules[*]}'"
