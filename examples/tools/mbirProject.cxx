@@ -22,12 +22,7 @@ main(int argc, char ** argv)
   std::string geometryPath, input, output;
   cl.group("Input and output");
   mbirtool::geometryOption(cl, geometryPath);
-  cl.required("--input", "FILE", "the projections; any ITK 3-D image format", input)
-    .image(mbirtool::Channel::Input)
-    .label("Projections");
-  cl.required("--output", "FILE", "the volume; any ITK format, chosen by extension (.nrrd, .mha, .tif ...)", output)
-    .image(mbirtool::Channel::Output)
-    .label("Output volume");
+  mbirtool::projectionsToVolumeOptions(cl, input, output);
   const mbirtool::DeviceOptions devices(cl);
   return mbirtool::run(cl.tool(), [&] {
     cl.parse(argc, argv);

@@ -55,12 +55,7 @@ main(int argc, char ** argv)
   int         maxIterations = 15, seed = 0;
   cl.group("Input and output");
   mbirtool::geometryOption(cl, geometryPath);
-  cl.required("--input", "FILE", "the projections; any ITK 3-D image format", input)
-    .image(mbirtool::Channel::Input)
-    .label("Projections");
-  cl.required("--output", "FILE", "the volume; any ITK format, chosen by extension (.nrrd, .mha, .tif ...)", output)
-    .image(mbirtool::Channel::Output)
-    .label("Output volume");
+  mbirtool::projectionsToVolumeOptions(cl, input, output);
   cl.text("--reference", "FILE", "a volume of the output's size to print the NRMSE against", referencePath)
     .image(mbirtool::Channel::Input)
     .label("Reference volume (for the NRMSE)");

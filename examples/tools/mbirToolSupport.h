@@ -107,6 +107,18 @@ geometryOption(CommandLine & cl, std::string & path)
     .label("Geometry file");
 }
 
+// --input FILE and --output FILE of a tool that turns projections into a volume (back projection, recon), required.
+inline void
+projectionsToVolumeOptions(CommandLine & cl, std::string & input, std::string & output)
+{
+  cl.required("--input", "FILE", "the projections; any ITK 3-D image format", input)
+    .image(Channel::Input)
+    .label("Projections");
+  cl.required("--output", "FILE", "the volume; any ITK format, chosen by extension (.nrrd, .mha, .tif ...)", output)
+    .image(Channel::Output)
+    .label("Output volume");
+}
+
 // --devices SPEC and --use-gpu POLICY, declared on a tool's command line and applied to its filter: which
 // devices one run spreads over (README "The ITK layer").
 class DeviceOptions
