@@ -419,9 +419,9 @@ defaultCpuThreads();
 int
 cpuThreadBudget(int usableCpus, double cpuQuota, int onlineCpus, int busyElsewhere);
 
-// defaultCpuThreads() threads unless numThreads > 0. Its kernels take the best instruction-set path of cpuKernelPaths(), or
-// the one the environment variable MBIR_CPU_DISPATCH names (checked at each call; std::runtime_error
-// when this build or this CPU lacks it).
+// defaultCpuThreads() threads unless numThreads > 0. Its kernels take the best instruction-set path of
+// cpuKernelPaths(), or the one the environment variable MBIR_CPU_DISPATCH names (checked at each call;
+// std::runtime_error when this build or this CPU lacks it).
 std::shared_ptr<Backend>
 makeCpuBackend(int numThreads = 0);
 

@@ -212,7 +212,8 @@ flagBadRows(const std::vector<float> &        sino,
     rowFlagged[worst] = 1;
     ++flagged;
     for (int c = 0; c < s.channels; ++c)
-      badCells[static_cast<std::size_t>(worst) * s.channels + c] |= deviation[worst] > centre ? BadCellDead : BadCellHot;
+      badCells[static_cast<std::size_t>(worst) * s.channels + c] |=
+        deviation[worst] > centre ? BadCellDead : BadCellHot;
   }
   if (flagged > 0)
     notes.push_back("bad rows: " + std::to_string(flagged) + " whole detector rows flagged (|median deviation from " +
@@ -812,7 +813,7 @@ CenterEstimate
 estimateRotationCenter(const Geometry & geometry, ArrayView3 sinogram, ArrayView3 weights, const CenterParams & params)
 {
   const ScopedCpuThreads threads; // its loops take the engine's thread count
-  const SinogramShape s = sinogramShapeOf(geometry);
+  const SinogramShape    s = sinogramShapeOf(geometry);
   if (sinogram.empty() || !sinogram.onHost())
     throw std::invalid_argument("centre estimation: the sinogram must be given in host memory");
   if (sinogram.shape != std::array<int, 3>{ s.views, s.rows, s.channels })

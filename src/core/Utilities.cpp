@@ -26,10 +26,10 @@ ArrayView3::checkSize(std::size_t n)
 void
 transposeMatrices(const float * in, std::size_t count, std::size_t rows, std::size_t cols, float * out, int threads)
 {
-  constexpr std::ptrdiff_t block = 32;
-  const std::ptrdiff_t     rowBlocks = (static_cast<std::ptrdiff_t>(rows) + block - 1) / block;
-  const std::ptrdiff_t     tasks = static_cast<std::ptrdiff_t>(count) * rowBlocks;
-  const std::ptrdiff_t     r = static_cast<std::ptrdiff_t>(rows), c = static_cast<std::ptrdiff_t>(cols);
+  constexpr std::ptrdiff_t   block = 32;
+  const std::ptrdiff_t       rowBlocks = (static_cast<std::ptrdiff_t>(rows) + block - 1) / block;
+  const std::ptrdiff_t       tasks = static_cast<std::ptrdiff_t>(count) * rowBlocks;
+  const std::ptrdiff_t       r = static_cast<std::ptrdiff_t>(rows), c = static_cast<std::ptrdiff_t>(cols);
   [[maybe_unused]] const int teams = threads > 0 ? threads : defaultCpuThreads();
 #pragma omp parallel for schedule(static) num_threads(teams)
   for (std::ptrdiff_t task = 0; task < tasks; ++task)

@@ -92,12 +92,8 @@ MBIRImageConversion::ReconToImage(const std::vector<float> &     recon,
                                  static_cast<SizeValueType>(shape.slices) } };
   ImageType::Pointer  image = AllocateCentred(size, spacing, true);
   // (pixels, slices) to (slices, pixels).
-  mbir::transposeMatrices(recon.data(),
-                          1,
-                          static_cast<std::size_t>(shape.rows) * shape.cols,
-                          shape.slices,
-                          image->GetBufferPointer(),
-                          0);
+  mbir::transposeMatrices(
+    recon.data(), 1, static_cast<std::size_t>(shape.rows) * shape.cols, shape.slices, image->GetBufferPointer(), 0);
   return image;
 }
 
@@ -112,12 +108,8 @@ MBIRImageConversion::ImageToRecon(const ImageType * image, mbir::ReconShape & sh
   shape = mbir::ReconShape{ static_cast<int>(size[1]), static_cast<int>(size[0]), static_cast<int>(size[2]) };
   std::vector<float> recon(shape.size());
   // (slices, pixels) to (pixels, slices).
-  mbir::transposeMatrices(image->GetBufferPointer(),
-                          1,
-                          shape.slices,
-                          static_cast<std::size_t>(shape.rows) * shape.cols,
-                          recon.data(),
-                          0);
+  mbir::transposeMatrices(
+    image->GetBufferPointer(), 1, shape.slices, static_cast<std::size_t>(shape.rows) * shape.cols, recon.data(), 0);
   return recon;
 }
 

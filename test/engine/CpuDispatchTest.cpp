@@ -197,10 +197,10 @@ TEST(CpuDispatch, RefusesAPathItLacksByName)
 TEST(CpuThreads, BudgetTakesTheUsableCpusLessTheBusyOnes)
 {
   EXPECT_EQ(cpuThreadBudget(8, 0.0, 8, 0), 8);
-  EXPECT_EQ(cpuThreadBudget(8, 2.5, 8, 0), 3);  // a container's quota of 2.5 CPUs
-  EXPECT_EQ(cpuThreadBudget(8, 0.25, 8, 0), 1); // a quota under one CPU still gets a thread
-  EXPECT_EQ(cpuThreadBudget(2, 0.0, 2, 1), 1);  // one of two cores taken by another process
-  EXPECT_EQ(cpuThreadBudget(2, 0.0, 2, 7), 1);  // never fewer than one
+  EXPECT_EQ(cpuThreadBudget(8, 2.5, 8, 0), 3);   // a container's quota of 2.5 CPUs
+  EXPECT_EQ(cpuThreadBudget(8, 0.25, 8, 0), 1);  // a quota under one CPU still gets a thread
+  EXPECT_EQ(cpuThreadBudget(2, 0.0, 2, 1), 1);   // one of two cores taken by another process
+  EXPECT_EQ(cpuThreadBudget(2, 0.0, 2, 7), 1);   // never fewer than one
   EXPECT_EQ(cpuThreadBudget(4, 0.0, 64, 10), 4); // busy CPUs elsewhere on a big node leave ours alone
   EXPECT_EQ(cpuThreadBudget(16, 0.0, 16, 4), 12);
 }

@@ -264,7 +264,7 @@ TEST(DevicePolicy, ChoicesResolveAndFailClearly)
   // The reconstructor keeps the selection it was given and says what it runs on (the devices' thread count
   // follows the machine's load when they were made: 1 thread on a busy machine).
   ::setenv("MBIR_NUM_CPU_DEVICES", "4", 1);
-  const int threads = all[0]->threadCount();
+  const int                  threads = all[0]->threadCount();
   const ParallelBeamGeometry geometry({ 181, 10, 16 }, test::evenAngles(181, M_PI));
   const Reconstructor four(geometry, DeviceSelection().useGpu(UseGpu::None), test::threeIterationParams(geometry));
   EXPECT_EQ(four.deviceSummary(),

@@ -181,7 +181,7 @@ TEST(PositivePow, AgreesWithPowOverThePriorsRange)
     }
   }
   EXPECT_EQ(kernels::positivePow(1.0f, -0.8f), 1.0f);
-  EXPECT_EQ(kernels::positivePow(0.0f, 2.0f), 0.0f);                 // underflows to 0
+  EXPECT_EQ(kernels::positivePow(0.0f, 2.0f), 0.0f); // underflows to 0
   EXPECT_TRUE(std::isinf(kernels::positivePow(0.0f, -0.8f)) || kernels::positivePow(0.0f, -0.8f) > 1e30f);
   RecordProperty("worst_error_over_bound", std::to_string(worst));
 }

@@ -6,4 +6,3 @@
 #else
 #  define MBIR_HOST_DEVICE
 #endif
-

@@ -24,17 +24,18 @@ floatFromBits(std::int32_t bits)
   return value;
 }
 
-// log2(x) for x > 0, x below the least normal float counting as it: the exponent, plus log2 of the mantissa in [sqrt(1/2), sqrt(2)) from the atanh series
-// log(m) = 2 (t + t^3/3 + t^5/5 + ...), t = (m - 1) / (m + 1), |t| <= 0.172: terms to t^9 leave < 1e-9.
+// log2(x) for x > 0, x below the least normal float counting as it: the exponent, plus log2 of the mantissa in
+// [sqrt(1/2), sqrt(2)) from the atanh series log(m) = 2 (t + t^3/3 + t^5/5 + ...), t = (m - 1) / (m + 1), |t| <= 0.172:
+// terms to t^9 leave < 1e-9.
 inline float
 log2Positive(float x)
 {
   std::int32_t bits; // x > 0: the sign bit is 0, and signed compares vectorise on every x86 path
   std::memcpy(&bits, &x, sizeof bits);
   bits = bits < 0x00800000 ? 0x00800000 : bits; // on the bits: a float select here stops the vectoriser
-  const int   biased = bits >> 23;
-  float       mantissa = floatFromBits((bits & 0x007fffff) | 0x3f800000); // [1, 2)
-  const bool  high = mantissa > 1.41421356f;
+  const int  biased = bits >> 23;
+  float      mantissa = floatFromBits((bits & 0x007fffff) | 0x3f800000); // [1, 2)
+  const bool high = mantissa > 1.41421356f;
   mantissa = high ? 0.5f * mantissa : mantissa;
   const float exponent = static_cast<float>(biased - 127 + (high ? 1 : 0));
   const float t = (mantissa - 1.0f) / (mantissa + 1.0f);
@@ -54,9 +55,8 @@ exp2Any(float z)
   const float u = (clamped - whole) * 0.693147181f;
   const float fraction =
     1.0f +
-    u * (1.0f +
-         u * (0.5f + u * (1.0f / 6.0f +
-                          u * (1.0f / 24.0f + u * (1.0f / 120.0f + u * (1.0f / 720.0f + u * (1.0f / 5040.0f)))))));
+    u * (1.0f + u * (0.5f + u * (1.0f / 6.0f + u * (1.0f / 24.0f + u * (1.0f / 120.0f +
+                                                                        u * (1.0f / 720.0f + u * (1.0f / 5040.0f)))))));
   const int n = static_cast<int>(whole);
   return fraction * floatFromBits((n + 127) << 23); // n = -127: 0; n = 128: infinity
 }

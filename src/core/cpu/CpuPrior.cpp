@@ -23,9 +23,9 @@ qggmrfGradientHessian(const kernels::QGGMRFParams & prior,
                       float *                       hessian,
                       int                           threads)
 {
-  const int                   slices = shape.slices;
-  const std::size_t           s = slices;
-  const kernels::QGGMRFTerms  local = kernels::qggmrfTerms(prior); // once, and unaliased by the stores
+  const int                  slices = shape.slices;
+  const std::size_t          s = slices;
+  const kernels::QGGMRFTerms local = kernels::qggmrfTerms(prior); // once, and unaliased by the stores
 #pragma omp parallel for schedule(dynamic, 16) num_threads(threads)
   for (int b = 0; b < cylinders.numPixels; ++b)
   {
@@ -50,10 +50,10 @@ qggmrfGradientHessian(const kernels::QGGMRFParams & prior,
       kernels::shardNeighbours(self, rowNext, rowPrev, colNext, colPrev, lower, upper, k, slices, shard, x, nbr);
       kernels::qggmrfGradientHessian(x, nbr, local, g[k], h[k]);
     };
-    const float * rn = rowNext ? rowNext : self;
-    const float * rp = rowPrev ? rowPrev : self;
-    const float * cn = colNext ? colNext : self;
-    const float * cp = colPrev ? colPrev : self;
+    const float *              rn = rowNext ? rowNext : self;
+    const float *              rp = rowPrev ? rowPrev : self;
+    const float *              cn = colNext ? colNext : self;
+    const float *              cp = colPrev ? colPrev : self;
     const kernels::QGGMRFTerms terms = local; // its own copy: the lambda above takes `local` by reference
 #pragma omp simd
     for (int k = 1; k < real - 1; ++k)
@@ -79,11 +79,11 @@ qggmrfCost(const kernels::QGGMRFParams & prior,
            const float *                 abovePlane,
            int                           threads)
 {
-  const std::size_t s = shape.slices;
-  const int                   real = std::max(0, std::min(shape.slices, shard.total - shard.first)); // local real
-  const kernels::QGGMRFTerms  local = kernels::qggmrfTerms(prior); // once, and unaliased by the stores
-  double                      cost = 0.0;
-#pragma omp parallel for reduction(+ : cost) schedule(static) num_threads(threads)
+  const std::size_t          s = shape.slices;
+  const int                  real = std::max(0, std::min(shape.slices, shard.total - shard.first)); // local real
+  const kernels::QGGMRFTerms local = kernels::qggmrfTerms(prior); // once, and unaliased by the stores
+  double                     cost = 0.0;
+#pragma omp      parallel for reduction(+ : cost) schedule(static) num_threads(threads)
   for (int row = 0; row < shape.rows; ++row)
   {
     for (int col = 0; col < shape.cols; ++col)
