@@ -279,11 +279,12 @@ public:
 
   // The VCD step direction of one subset (spec/solver.md §3.5): with g = -(dataScale * backProjection) +
   // priorGradient and h = dataScale * dataHessian + priorHessian, delta = -g / h. dataHessian == nullptr
-  // means 1. Returns the prior's linear and quadratic terms sum(priorGradient .* delta) and
-  // sum(priorHessian .* delta.^2).
+  // means 1. Returns the line search's whole linear term sum(-g .* delta) (its data part, dataScale *
+  // delta . A^T W e, equals dataScale * sum(W e .* A delta) without a pass over the sinogram) and the
+  // prior's quadratic term sum(priorHessian .* delta.^2).
   struct DirectionSums
   {
-    double priorLinear = 0.0;
+    double linear = 0.0;
     double priorQuadratic = 0.0;
   };
   virtual DirectionSums

@@ -17,15 +17,10 @@ namespace {
 class IdentityDataTerm final : public detail::DataTerm
 {
 public:
-  IdentityDataTerm(const detail::VcdVolume & volume, detail::PerDevice<float *> error, std::size_t scratch)
+  IdentityDataTerm(const detail::VcdVolume & volume, detail::PerDevice<float *> error)
     : m_Volume(volume)
     , m_Error(std::move(error))
-  {
-    for (int d = 0; d < volume.size(); ++d)
-    {
-      m_ErrorAtSubset.push_back(volume.group->device(d).allocate<float>(scratch));
-    }
-  }
+  {}
 
   void
   gradient(const detail::PerDevice<CylinderBatch> & subset,
@@ -39,25 +34,22 @@ public:
     }
     hessianIsOne = true;
   }
-  Backend::WeightedProducts
+  void
   predict(const detail::PerDevice<CylinderBatch> & subset, const detail::PerDevice<const float *> & delta) override
   {
+    m_Subset = subset;
     m_Delta = delta;
-    std::vector<double> ab, bb;
+  }
+  double
+  predictedNorm() override
+  {
+    std::vector<double> bb;
     for (int d = 0; d < m_Volume.size(); ++d)
     {
-      Backend & device = m_Volume.group->device(d);
-      device.gatherCylinders(m_Error[d], subset[d], m_ErrorAtSubset[d].data());
-      const Backend::WeightedProducts p =
-        device.weightedProducts(m_ErrorAtSubset[d].data(),
-                                delta[d],
-                                nullptr,
-                                static_cast<std::size_t>(subset[d].numPixels) * subset[d].numSlices);
-      ab.push_back(p.ab);
-      bb.push_back(p.bb);
+      const std::size_t count = static_cast<std::size_t>(m_Subset[d].numPixels) * m_Subset[d].numSlices;
+      bb.push_back(m_Volume.group->device(d).weightedProducts(m_Delta[d], m_Delta[d], nullptr, count).bb);
     }
-    Communicator & comm = m_Volume.group->communicator();
-    return Backend::WeightedProducts{ comm.allReduceSum(ab), comm.allReduceSum(bb) };
+    return m_Volume.group->communicator().allReduceSum(bb);
   }
   void
   update(const detail::PerDevice<CylinderBatch> & subset, float alpha) override
@@ -90,17 +82,17 @@ public:
   }
 
 private:
-  const detail::VcdVolume &             m_Volume;
-  detail::PerDevice<float *>            m_Error;
-  detail::PerDevice<DeviceArray<float>> m_ErrorAtSubset;
-  detail::PerDevice<const float *>      m_Delta;
+  const detail::VcdVolume &        m_Volume;
+  detail::PerDevice<float *>       m_Error;
+  detail::PerDevice<CylinderBatch> m_Subset;
+  detail::PerDevice<const float *> m_Delta;
 };
 
 } // namespace
 
 // Mirrors qggmrfDenoise(DeviceVolume) (keep the two in step): the noise statistic; then the estimate, its
-// error e, the pixel list and partition, VCD's scratch (five arrays and the data term's error at the
-// subset), halos, and the prior cost's plane from the next device.
+// error e, the pixel list and partition, VCD's scratch (five arrays), halos, and the prior cost's plane
+// from the next device.
 MemoryNeed
 denoiseMemoryNeed(const ReconShape & shape, const DenoiseParams & params, int numDevices, bool inputOnHost)
 {
@@ -110,7 +102,7 @@ denoiseMemoryNeed(const ReconShape & shape, const DenoiseParams & params, int nu
   const std::size_t V = pixels * slices.perDevice;
   const std::size_t k = std::max<std::size_t>(1, std::min<std::size_t>(std::max(params.numSubsets, 1), pixels));
   const std::size_t largest = (pixels + k - 1) / k;
-  const std::size_t floats = (inputOnHost ? V : 0) + 2 * V + pixels + k * largest + 6 * largest * slices.perDevice +
+  const std::size_t floats = (inputOnHost ? V : 0) + 2 * V + pixels + k * largest + 5 * largest * slices.perDevice +
                              (n > 1 ? 3 * largest + pixels : 0);
   // Before them, the noise statistic: each device's plane from the shard before it, and its owner's copy.
   const std::size_t statistics = (inputOnHost ? V : 0) + (n > 1 ? 3 * pixels : 0);
@@ -257,7 +249,7 @@ qggmrfDenoise(const DeviceVolume & input, const DenoiseParams & params)
   settings.log = log;
   settings.progress = params.progress;
 
-  IdentityDataTerm       data(volume, errors, largest * volume.slices.perDevice);
+  IdentityDataTerm       data(volume, errors);
   const std::vector<int> schedule(params.maxIterations, 0);
   result.log = detail::runVcd(volume, data, prior, partitions, schedule, settings, random).log;
   return result;

@@ -48,7 +48,7 @@ public:
     }
     hessianIsOne = false;
   }
-  Backend::WeightedProducts
+  void
   predict(const detail::PerDevice<CylinderBatch> & subset, const detail::PerDevice<const float *> & delta) override
   {
     detail::PerDevice<float *> change;
@@ -58,16 +58,17 @@ public:
       change.push_back(m_Change[d].data());
     }
     m_Projector.forward(subset, delta, change);
-    std::vector<double> ab, bb;
+  }
+  double
+  predictedNorm() override
+  {
+    std::vector<double> bb;
     for (int d = 0; d < m_Projector.numDevices(); ++d)
     {
-      const Backend::WeightedProducts p =
-        m_Projector.device(d).weightedProducts(m_Error[d], m_Change[d].data(), weightsOf(d), realSize(d));
-      ab.push_back(p.ab);
-      bb.push_back(p.bb);
+      const float * change = m_Change[d].data();
+      bb.push_back(m_Projector.device(d).weightedProducts(change, change, weightsOf(d), realSize(d)).bb);
     }
-    Communicator & comm = m_Projector.group().communicator();
-    return Backend::WeightedProducts{ comm.allReduceSum(ab), comm.allReduceSum(bb) };
+    return m_Projector.group().communicator().allReduceSum(bb);
   }
   void
   update(const detail::PerDevice<CylinderBatch> &, float alpha) override

@@ -252,7 +252,7 @@ runVcd(VcdVolume &              volume,
 
       bool hessianIsOne = false;
       data.gradient(subset, pointers(gradient), pointers(dataHessian), hessianIsOne);
-      std::vector<double> linearTerms(n), quadraticTerms(n);
+      std::vector<double> linearTerms(n), priorQuadraticTerms(n);
       for (int d = 0; d < n; ++d)
       {
         const Backend::DirectionSums sums = group.device(d).vcdDirection(dataScale,
@@ -262,16 +262,15 @@ runVcd(VcdVolume &              volume,
                                                                          priorHessian[d].data(),
                                                                          count,
                                                                          delta[d].data());
-        linearTerms[d] = sums.priorLinear;
-        quadraticTerms[d] = sums.priorQuadratic;
+        linearTerms[d] = sums.linear;
+        priorQuadraticTerms[d] = sums.priorQuadratic;
       }
-      const double priorLinear = comm.allReduceSum(linearTerms);
-      const double priorQuadratic = comm.allReduceSum(quadraticTerms);
+      const double linear = comm.allReduceSum(linearTerms);
+      const double priorQuadratic = comm.allReduceSum(priorQuadraticTerms);
 
-      const Backend::WeightedProducts forward = data.predict(subset, constPointers(delta));
-      const double                    linear = dataScale * forward.ab - priorLinear;
-      const double                    quadratic = dataScale * forward.bb + priorQuadratic;
-      double                          alpha = linear / (quadratic + kernels::kFloatEpsilon);
+      data.predict(subset, constPointers(delta));
+      const double quadratic = dataScale * data.predictedNorm() + priorQuadratic;
+      double       alpha = linear / (quadratic + kernels::kFloatEpsilon);
       alpha = std::clamp(alpha, double(kernels::kFloatEpsilon), double(settings.maxOverrelaxation));
       if (!std::isfinite(alpha))
       {

@@ -51,9 +51,13 @@ public:
            const PerDevice<float *> &       gradient,
            const PerDevice<float *> &       hessian,
            bool &                           hessianIsOne) = 0;
-  // Computes d = A_J delta and returns sum(W e d) and sum(W d^2) over every device.
-  virtual Backend::WeightedProducts
+  // d = A_J delta, kept for update(). The line search's linear term sum(W e d) is not needed here: it
+  // equals delta . A_J^T W e, which vcdDirection sums from the gradient.
+  virtual void
   predict(const PerDevice<CylinderBatch> & subset, const PerDevice<const float *> & delta) = 0;
+  // sum(W d^2) over every device for the last prediction.
+  virtual double
+  predictedNorm() = 0;
   // e -= alpha * d for the last prediction.
   virtual void
   update(const PerDevice<CylinderBatch> & subset, float alpha) = 0;

@@ -459,7 +459,7 @@ struct WeightedProductTerms
   }
 };
 
-// The VCD direction, element by element, and the prior's linear and quadratic sums.
+// The VCD direction, element by element, the line search's linear sum and the prior's quadratic sum.
 struct DirectionTerms
 {
   float         dataScale;
@@ -474,7 +474,7 @@ struct DirectionTerms
     const float d = kernels::vcdDirectionElement(
       dataScale, backProjection[i], dataHessian ? dataHessian[i] : 1.0f, priorGradient[i], priorHessian[i]);
     delta[i] = d;
-    linear += double(priorGradient[i]) * d;
+    linear += double(dataScale * backProjection[i] - priorGradient[i]) * d;
     quadratic += double(priorHessian[i]) * d * d;
   }
 };

@@ -1,5 +1,7 @@
 // Projector throughput in voxel-views per second (ROR voxels x views / s) for every geometry, the time of
 // a direct recon (FBP, FDK) and of its ramp filter. Problem size N: N views x N rows x N channels, recon N^3.
+// forward/ and back/ take a second argument S: the projection of one VCD subset, a random 1/S of the
+// cylinders (1: the whole volume; 16: the scattered cylinders a VCD subset projects).
 //   build/bin/mbir-benchmark-projectors [--benchmark_filter=Cpu] [--benchmark_repetitions=3]
 //   build/bin/mbir-benchmark-projectors --benchmark_filter=filter/    (label: the FFT, KissFFT or FFTW)
 // GPU cases register only when a CUDA device is present.
@@ -10,6 +12,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <random>
@@ -86,12 +89,17 @@ makeGeometry(Kind kind, int size)
 }
 
 Problem
-makeProblem(Kind kind, int size, std::shared_ptr<Backend> backend)
+makeProblem(Kind kind, int size, std::shared_ptr<Backend> backend, int subsets = 1)
 {
   Problem problem;
   problem.projector = std::make_unique<Projector>(makeGeometry(kind, size), backend);
-  const std::vector<int> &              ror = problem.projector->rorPixels();
-  std::mt19937                          engine(1);
+  std::vector<int> ror = problem.projector->rorPixels();
+  std::mt19937     engine(1);
+  if (subsets > 1)
+  {
+    std::shuffle(ror.begin(), ror.end(), engine);
+    ror.resize(ror.size() / subsets);
+  }
   std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
   problem.cylinders.resize(ror.size() * size);
   for (float & v : problem.cylinders)
@@ -107,7 +115,7 @@ makeProblem(Kind kind, int size, std::shared_ptr<Backend> backend)
 void
 setThroughput(benchmark::State & state, const Problem & problem, int size)
 {
-  const double voxelViews = double(problem.projector->rorPixels().size()) * size * size;
+  const double voxelViews = double(problem.pixels.size()) * size * size;
   state.counters["voxel_views_per_s"] =
     benchmark::Counter(voxelViews * state.iterations(), benchmark::Counter::kIsRate);
   state.counters["device_MiB"] = double(problem.projector->device(0).peakBytes()) / (1 << 20);
@@ -117,7 +125,7 @@ void
 forward(benchmark::State & state, Kind kind, std::shared_ptr<Backend> (*make)())
 {
   const int           size = static_cast<int>(state.range(0));
-  Problem             problem = makeProblem(kind, size, make());
+  Problem             problem = makeProblem(kind, size, make(), static_cast<int>(state.range(1)));
   Backend &           backend = problem.projector->device(0);
   const CylinderBatch batch{ problem.pixels.data(), static_cast<int>(problem.pixels.size()), size };
   for (auto _ : state)
@@ -134,7 +142,7 @@ void
 back(benchmark::State & state, Kind kind, std::shared_ptr<Backend> (*make)())
 {
   const int           size = static_cast<int>(state.range(0));
-  Problem             problem = makeProblem(kind, size, make());
+  Problem             problem = makeProblem(kind, size, make(), static_cast<int>(state.range(1)));
   Backend &           backend = problem.projector->device(0);
   const CylinderBatch batch{ problem.pixels.data(), static_cast<int>(problem.pixels.size()), size };
   for (auto _ : state)
@@ -247,14 +255,17 @@ registerAll(const char * device, std::shared_ptr<Backend> (*make)(), std::initia
     for (const int size : sizes)
     {
       const std::string suffix = std::string(name) + device;
-      benchmark::RegisterBenchmark(("forward/" + suffix).c_str(), forward, kind, make)
-        ->Arg(size)
-        ->Unit(benchmark::kMillisecond)
-        ->UseRealTime();
-      benchmark::RegisterBenchmark(("back/" + suffix).c_str(), back, kind, make)
-        ->Arg(size)
-        ->Unit(benchmark::kMillisecond)
-        ->UseRealTime();
+      for (const int subsets : { 1, 16 })
+      {
+        benchmark::RegisterBenchmark(("forward/" + suffix).c_str(), forward, kind, make)
+          ->Args({ size, subsets })
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+        benchmark::RegisterBenchmark(("back/" + suffix).c_str(), back, kind, make)
+          ->Args({ size, subsets })
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+      }
     }
   }
   for (const int size : sizes)

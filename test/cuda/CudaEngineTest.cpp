@@ -253,7 +253,7 @@ TEST_F(GpuOperations, PriorAndDirectionMatchCpu)
         1.7f, bp.data(), withDataHessian ? dh.data() : nullptr, pg.data(), ph.data(), n, delta.data());
       const std::vector<float> direction = down(backend, delta);
       backend.clipForPositivity(values.data(), 0.8f, n, delta.data());
-      return std::make_tuple(direction, down(backend, delta), sums.priorLinear, sums.priorQuadratic);
+      return std::make_tuple(direction, down(backend, delta), sums.linear, sums.priorQuadratic);
     };
     const auto [dGpu, clippedGpu, linearGpu, quadraticGpu] = run(*gpu);
     const auto [dCpu, clippedCpu, linearCpu, quadraticCpu] = run(*cpu);

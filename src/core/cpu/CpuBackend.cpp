@@ -454,7 +454,7 @@ public:
                         const float d = kernels::vcdDirectionElement(
         dataScale, backProjection[i], dataHessian ? dataHessian[i] : 1.0f, priorGradient[i], priorHessian[i]);
                         delta[i] = d;
-                        linear += double(priorGradient[i]) * d;
+                        linear += double(dataScale * backProjection[i] - priorGradient[i]) * d;
                         quadratic += double(priorHessian[i]) * d * d;
     }
     return DirectionSums{ linear, quadratic };
