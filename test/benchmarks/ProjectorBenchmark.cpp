@@ -5,10 +5,18 @@
 //   build/bin/mbir-benchmark-projectors [--benchmark_filter=Cpu] [--benchmark_repetitions=3]
 //   build/bin/mbir-benchmark-projectors --benchmark_filter=filter/    (label: the FFT, KissFFT or FFTW)
 // GPU cases register only when a CUDA device is present.
+// Roofline: each projector case reports the nonzero coefficients of A per voxel-view and the rate of
+// 2 flops per coefficient (A applied as a sparse matrix); machine/ measures, in the same run and on as
+// many threads as the CPU backend takes, the peak FMA rate and the memory bandwidth (STREAM triad) they
+// are a fraction of:   build/bin/mbir-benchmark-projectors --benchmark_filter='machine/|Cpu/128/'
 
 #include "mbir/Config.h"
 #include "mbir/DirectRecon.h"
 #include "mbir/Projector.h"
+#include "mbir/kernels/ConeBeam.h"
+#include "mbir/kernels/MultiAxisParallel.h"
+#include "mbir/kernels/ParallelBeam.h"
+#include "mbir/kernels/Translation.h"
 
 #include <benchmark/benchmark.h>
 
@@ -16,6 +24,8 @@
 #include <cmath>
 #include <memory>
 #include <random>
+#include <thread>
+#include <type_traits>
 
 using namespace mbir;
 
@@ -24,7 +34,8 @@ namespace {
 struct Problem
 {
   std::unique_ptr<Projector> projector;
-  std::vector<float>         cylinders; // ROR cylinders
+  std::vector<float>         cylinders;  // ROR cylinders
+  std::vector<int>           hostPixels; // the cylinders projected
   DeviceArray<int>           pixels;
   DeviceArray<float>         values;
   DeviceArray<float>         sinogram;
@@ -107,17 +118,61 @@ makeProblem(Kind kind, int size, std::shared_ptr<Backend> backend, int subsets =
     v = uniform(engine);
   }
   problem.pixels = backend->upload(ror.data(), ror.size());
+  problem.hostPixels = ror;
   problem.values = backend->upload(problem.cylinders.data(), problem.cylinders.size());
   problem.sinogram = backend->allocate<float>(static_cast<std::size_t>(size) * size * size);
   return problem;
+}
+
+// Nonzero coefficients of A per voxel-view, from up to 512 of the problem's cylinders over every view: the
+// channels a voxel's shadow hits, times (row-map geometries) the rows its middle slice's shadow hits.
+double
+coefficientsPerVoxelView(const Problem & problem)
+{
+  const Projector &        projector = *problem.projector;
+  const std::vector<int> & pixels = problem.hostPixels;
+  const std::size_t        stride = std::max<std::size_t>(1, pixels.size() / 512);
+  const int                views = projector.sinogramShape().views;
+  const int                middle = projector.reconShape().slices / 2;
+  std::size_t              coefficients = 0, samples = 0;
+  auto                     count = [](const kernels::Footprint & f) {
+    int hits = 0;
+    for (int n = f.first; n <= f.last; ++n)
+      hits += f.weight(n) != 0.0f;
+    return hits;
+  };
+  std::visit(
+    [&](const auto & m) {
+      for (std::size_t i = 0; i < pixels.size(); i += stride)
+      {
+        for (int v = 0; v < views; ++v, ++samples)
+        {
+          if constexpr (std::is_same_v<std::decay_t<decltype(m)>, ParallelBeamModel>)
+          {
+            coefficients += count(kernels::parallelBeamChannelFootprint(m.params, m.views[v], pixels[i]));
+          }
+          else
+          {
+            const kernels::PixelProjection proj = kernels::pixelProjection(m.params, m.views[v], pixels[i]);
+            coefficients += count(proj.channels) * count(proj.rows.slice(middle, m.params.numDetRows));
+          }
+        }
+      }
+    },
+    projector.deviceModel(0));
+  return double(coefficients) / double(std::max<std::size_t>(samples, 1));
 }
 
 void
 setThroughput(benchmark::State & state, const Problem & problem, int size)
 {
   const double voxelViews = double(problem.pixels.size()) * size * size;
+  const double coefficients = coefficientsPerVoxelView(problem);
   state.counters["voxel_views_per_s"] =
     benchmark::Counter(voxelViews * state.iterations(), benchmark::Counter::kIsRate);
+  state.counters["coefficients_per_voxel_view"] = coefficients;
+  state.counters["flops_per_s"] =
+    benchmark::Counter(2.0 * coefficients * voxelViews * state.iterations(), benchmark::Counter::kIsRate);
   state.counters["device_MiB"] = double(problem.projector->device(0).peakBytes()) / (1 << 20);
 }
 
@@ -211,6 +266,88 @@ filter(benchmark::State & state, bool directional, std::shared_ptr<Backend> (*ma
   state.counters["device_MiB"] = double(backend->peakBytes()) / (1 << 20);
 }
 
+// The roofline's two ceilings. Ten independent chains of 16-float FMAs cover the FMA latency of two
+// pipes; the clones give this CPU's widest vectors whatever the build's baseline.
+using Vector16 = float __attribute__((vector_size(64)));
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+float
+fmaChains(long rounds)
+{
+  constexpr int kChains = 10;
+  Vector16      chains[kChains];
+  for (int j = 0; j < kChains; ++j)
+    for (int l = 0; l < 16; ++l)
+      chains[j][l] = static_cast<float>(j + l);
+  const Vector16 a = chains[1] * 1e-3f, b = chains[2] * 1e-3f;
+  for (long i = 0; i < rounds; ++i)
+  {
+#pragma GCC unroll 10
+    for (int j = 0; j < kChains; ++j)
+      chains[j] = chains[j] * a + b;
+  }
+  float sum = 0.0f;
+  for (int j = 0; j < kChains; ++j)
+    for (int l = 0; l < 16; ++l)
+      sum += chains[j][l];
+  return sum;
+}
+
+// Runs task(t, threads) on the CPU backend's thread count.
+template<typename Task>
+void
+onEveryThread(Task task)
+{
+  const int                threads = makeCpuBackend()->threadCount();
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back(task, t, threads);
+  for (auto & thread : pool)
+    thread.join();
+}
+
+void
+peakFlops(benchmark::State & state)
+{
+  constexpr long kRounds = 1 << 22;
+  float          sink = 0.0f;
+  for (auto _ : state)
+  {
+    onEveryThread([&sink](int, int) { benchmark::DoNotOptimize(sink += fmaChains(kRounds)); });
+  }
+  const double perThread = 2.0 * 10 * 16 * double(kRounds);
+  state.counters["threads"] = makeCpuBackend()->threadCount();
+  state.counters["flops_per_s"] =
+    benchmark::Counter(perThread * state.counters["threads"] * state.iterations(), benchmark::Counter::kIsRate);
+}
+
+// a = b + s c over 3 x 128 MiB, each thread its own range (first touched by it): 12 bytes per element.
+void
+streamTriad(benchmark::State & state)
+{
+  constexpr std::size_t    n = std::size_t(32) << 20;
+  std::unique_ptr<float[]> a(new float[n]), b(new float[n]), c(new float[n]);
+  auto                     triad = [&](float s, bool initialise) {
+    onEveryThread([&](int t, int threads) {
+      const std::size_t first = n * t / threads, last = n * (t + 1) / threads;
+      for (std::size_t i = first; i < last; ++i)
+      {
+        if (initialise)
+          b[i] = 1.0f, c[i] = 2.0f;
+        a[i] = b[i] + s * c[i];
+      }
+    });
+  };
+  triad(0.5f, true);
+  for (auto _ : state)
+  {
+    triad(3.0f, false);
+    benchmark::DoNotOptimize(a[n / 2]);
+  }
+  state.counters["bytes_per_s"] = benchmark::Counter(12.0 * n * state.iterations(), benchmark::Counter::kIsRate);
+}
+
 std::shared_ptr<Backend>
 cpu()
 {
@@ -286,6 +423,8 @@ registerAll(const char * device, std::shared_ptr<Backend> (*make)(), std::initia
 int
 main(int argc, char ** argv)
 {
+  benchmark::RegisterBenchmark("machine/PeakFlops", peakFlops)->Unit(benchmark::kMillisecond)->UseRealTime();
+  benchmark::RegisterBenchmark("machine/StreamTriad", streamTriad)->Unit(benchmark::kMillisecond)->UseRealTime();
   registerAll("Cpu", cpu, { 64, 128, 256, 512 }); // 512: how cost grows (minutes per row-map geometry)
   registerFilters("Cpu", cpu, { 256, 512 });
   if (cudaDeviceCount() > 0)
