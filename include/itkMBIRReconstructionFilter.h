@@ -102,6 +102,10 @@ public:
   itkSetMacro(Positivity, bool);
   itkGetConstMacro(Positivity, bool);
   itkBooleanMacro(Positivity);
+  /** The prior's cost in the reconstruction log (a pass over the volume per iteration); off by default. */
+  itkSetMacro(ComputePriorLoss, bool);
+  itkGetConstMacro(ComputePriorLoss, bool);
+  itkBooleanMacro(ComputePriorLoss);
   /** qGGMRF prior: exponent near 0 (P), far from 0 (Q), threshold T in units of sigma_x, and neighbour
    * weights [x, y, z]. */
   itkSetMacro(P, double);
@@ -166,6 +170,7 @@ private:
   int                 m_MaxIterations{ 15 };
   double              m_StopThresholdChangePercent{ 0.2 };
   bool                m_Positivity{ false };
+  bool                m_ComputePriorLoss{ false };
   double              m_P{ 2.0 };
   double              m_Q{ 1.2 };
   double              m_T{ 1.0 };

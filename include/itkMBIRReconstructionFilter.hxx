@@ -83,6 +83,7 @@ MBIRReconstructionFilter<TInputImage, TOutputImage>::EngineParameters(const mbir
   params.maxIterations = m_MaxIterations;
   params.stopThresholdChangePct = static_cast<float>(m_StopThresholdChangePercent);
   params.positivity = m_Positivity;
+  params.computePriorLoss = m_ComputePriorLoss;
   params.p = static_cast<float>(m_P);
   params.q = static_cast<float>(m_Q);
   params.T = static_cast<float>(m_T);
@@ -176,6 +177,7 @@ MBIRReconstructionFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & os
      << indent << "MaxIterations: " << m_MaxIterations << std::endl
      << indent << "StopThresholdChangePercent: " << m_StopThresholdChangePercent << std::endl
      << indent << "Positivity: " << m_Positivity << std::endl
+     << indent << "ComputePriorLoss: " << m_ComputePriorLoss << std::endl
      << indent << "P: " << m_P << std::endl
      << indent << "Q: " << m_Q << std::endl
      << indent << "T: " << m_T << std::endl

@@ -590,6 +590,7 @@ Reconstructor::solve(const DeviceSinogram & sinogram, // what it allocates, memo
   settings.maxOverrelaxation = m_Params.maxOverrelaxation;
   settings.positivity = m_Params.positivity;
   settings.stopThresholdChangePct = m_Params.stopThresholdChangePct;
+  settings.computePriorLoss = m_Params.computePriorLoss;
   settings.verbose = m_Params.verbose;
   settings.log = log;
   settings.progress = m_Params.progress;

@@ -311,7 +311,7 @@ runVcd(VcdVolume &              volume,
     const double errorSquared = data.weightedErrorSquared();
     entry.forwardLoss =
       std::sqrt(dataScale * errorSquared / (data.numData() * std::max(data.meanWeight(), 1e-30)));
-    const double prior_ = priorCost(volume, prior);
+    const double prior_ = settings.computePriorLoss ? priorCost(volume, prior) : std::nan("");
     entry.priorLoss = prior_ / double(volume.shape.size());
     entry.totalCost = 0.5 * dataScale * errorSquared + prior_;
     entry.alpha = alphaSum / std::max<std::size_t>(partition.size(), 1);
@@ -320,16 +320,20 @@ runVcd(VcdVolume &              volume,
 
     if (settings.verbose >= 1 && settings.log)
     {
+      char priorLoss[48] = "";
+      if (settings.computePriorLoss)
+      {
+        std::snprintf(priorLoss, sizeof priorLoss, ", prior loss %.4g", entry.priorLoss);
+      }
       char line[256];
       std::snprintf(line,
                     sizeof line,
-                    "Iteration %d/%zu: change %.4f%%, forward loss %.4f, prior loss %.4g, alpha %.3f, %d subsets, "
-                    "%.2f s",
+                    "Iteration %d/%zu: change %.4f%%, forward loss %.4f%s, alpha %.3f, %d subsets, %.2f s",
                     entry.iteration + 1,
                     schedule.size(),
                     entry.changePct,
                     entry.forwardLoss,
-                    entry.priorLoss,
+                    priorLoss,
                     entry.alpha,
                     entry.numSubsets,
                     entry.seconds);

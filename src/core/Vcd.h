@@ -94,6 +94,7 @@ struct VcdSettings
   bool                                     positivity = false;
   float                                    stopThresholdChangePct = 0.2f;
   bool                                     shuffleSubsets = true;
+  bool                                     computePriorLoss = true; // else priorLoss and totalCost are NaN
   int                                      verbose = 1;
   std::function<void(const std::string &)> log;
   ProgressCallback                         progress; // after every subset; false throws mbir::Aborted

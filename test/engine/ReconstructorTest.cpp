@@ -37,7 +37,9 @@ specGeometry(int views = 64)
 
 TEST(Reconstructor, SheppLoganParallelBeamMeetsSpecTolerances)
 {
-  const Reconstructor      reconstructor(specGeometry(), makeCpuBackend(), quiet());
+  ReconParams params = quiet();
+  params.computePriorLoss = true; // for the total cost below
+  const Reconstructor      reconstructor(specGeometry(), makeCpuBackend(), params);
   const ReconShape &       shape = reconstructor.projector().reconShape();
   const std::vector<float> phantom = sheppLoganLowDynamicRange(shape);
   const std::vector<float> sino = reconstructor.forwardProject(phantom);
@@ -85,6 +87,38 @@ TEST(Reconstructor, SameSeedSameResultAndLogAsData)
   other.params().seed = 43;
   const ReconResult third = other.recon(sino);
   EXPECT_NE(third.recon, first.recon); // another seed, other subsets
+}
+
+// MBIRJAX's compute_prior_loss: the prior's cost only when asked (NaN otherwise), and the same recon either way.
+TEST(Reconstructor, PriorLossOnlyWhenAskedAndTheSameRecon)
+{
+  ReconParams params = quiet();
+  params.maxIterations = 3;
+  params.verbose = 1;
+  std::string text;
+  params.logSink = [&text](const std::string & line) { text += line + "\n"; };
+  Reconstructor            reconstructor(specGeometry(24), makeCpuBackend(), params);
+  const std::vector<float> sino =
+    reconstructor.forwardProject(sheppLoganLowDynamicRange(reconstructor.projector().reconShape()));
+  const ReconResult without = reconstructor.recon(sino);
+  for (const IterationLog & entry : without.log)
+  {
+    EXPECT_TRUE(std::isnan(entry.priorLoss));
+    EXPECT_TRUE(std::isnan(entry.totalCost));
+    EXPECT_TRUE(std::isfinite(entry.forwardLoss));
+  }
+  EXPECT_EQ(text.find("prior loss"), std::string::npos) << text;
+
+  reconstructor.params().computePriorLoss = true;
+  text.clear();
+  const ReconResult with = reconstructor.recon(sino);
+  for (const IterationLog & entry : with.log)
+  {
+    EXPECT_GT(entry.priorLoss, 0.0);
+    EXPECT_GT(entry.totalCost, entry.priorLoss);
+  }
+  EXPECT_NE(text.find("prior loss"), std::string::npos) << text;
+  EXPECT_EQ(with.recon, without.recon);
 }
 
 TEST(Reconstructor, PositivityHolds)

@@ -83,6 +83,12 @@ TEST(MBIRReconstructionFilter, EqualsEngineAndLandsAtGeometryPlace)
   EXPECT_DOUBLE_EQ(out->GetSpacing()[0], 0.5);
   EXPECT_DOUBLE_EQ(out->GetOrigin()[0], scan.geometry->GetVolumeOrigin()[0]);
   EXPECT_NE(filter->GetReconstructionLog().find("Iteration 4/4"), std::string::npos) << filter->GetReconstructionLog();
+  EXPECT_EQ(filter->GetReconstructionLog().find("prior loss"), std::string::npos);
+
+  filter->ComputePriorLossOn(); // reported in the log, the same volume
+  filter->Update();
+  EXPECT_NE(filter->GetReconstructionLog().find("prior loss"), std::string::npos) << filter->GetReconstructionLog();
+  EXPECT_EQ(engineVolume(filter->GetOutput()), engine.recon(scan.sinogram).recon);
 }
 
 TEST(MBIRReconstructionFilter, DeviceImagesGiveTheHostResult)

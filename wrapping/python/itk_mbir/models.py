@@ -140,7 +140,7 @@ class TomographyModel:
     # ---- reconstruction
     def recon(self, sinogram: Any, weights: Any = None, init_recon: Any = None, max_iterations: Optional[int] = None,
               stop_threshold_change_pct: Optional[float] = None, output: str = "numpy", progress: Any = None,
-              print_logs: Optional[bool] = None):
+              print_logs: Optional[bool] = None, compute_prior_loss: bool = False):
         """MBIR of a sinogram (views, rows, channels): returns (recon, log).
 
         weights: None (all 1) or an array of the sinogram's shape, >= 0 (gen_weights makes the usual ones).
@@ -149,25 +149,30 @@ class TomographyModel:
         progress: True for a progress bar, or a callable taking the fraction done (False from it stops).
         Ctrl-C stops at the next subset with KeyboardInterrupt and no partial result.
         print_logs: True prints a line per iteration, False none (default: as the verbose parameter says).
+        compute_prior_loss: the prior's cost per iteration in the log (prior_loss, total_cost; NaN otherwise), at
+        the price of a pass over the volume per iteration, as in MBIRJAX.
         log: per-iteration lines, the regularisation used (sigma_y, sigma_x) and the device summary.
         """
         return self._solve(sinogram, weights, init_recon, None, 0.0, max_iterations, stop_threshold_change_pct,
-                           output, progress, "MBIR", print_logs)
+                           output, progress, "MBIR", print_logs, compute_prior_loss)
 
     def prox_map(self, prox_input: Any, sinogram: Any, weights: Any = None, init_recon: Any = None,
                  sigma_prox: Optional[float] = None, max_iterations: Optional[int] = None,
                  stop_threshold_change_pct: Optional[float] = None, output: str = "numpy", progress: Any = None,
-                 print_logs: Optional[bool] = None):
+                 print_logs: Optional[bool] = None, compute_prior_loss: bool = False):
         """The proximal map of prox_input (rows, cols, slices) for Plug-and-Play: the prior is
         ||x - prox_input||^2 / (2 sigma_prox^2); returns (recon, log) as recon does."""
         return self._solve(sinogram, weights, init_recon, prox_input, float(sigma_prox or 0.0), max_iterations,
-                           stop_threshold_change_pct, output, progress, "proximal map", print_logs)
+                           stop_threshold_change_pct, output, progress, "proximal map", print_logs,
+                           compute_prior_loss)
 
     def _solve(self, sinogram, weights, init_recon, prox_input, sigma_prox, max_iterations, stop_threshold,
-               output, progress, what, print_logs):
+               output, progress, what, print_logs, compute_prior_loss):
         _check_output(output)
         overrides = {k: v for k, v in (("max_iterations", max_iterations),
                                        ("stop_threshold_change_pct", stop_threshold)) if v is not None}
+        if compute_prior_loss:  # only when asked: the same parameters keep the cached reconstructor
+            overrides["compute_prior_loss"] = True
         if print_logs is not None:
             overrides["verbose"] = max(1, int(self.get_params("verbose"))) if print_logs else 0
         saved = dict(self._recon_params)

@@ -85,7 +85,8 @@ requireAllUsed(const nb::dict & values, const std::set<std::string> & used, cons
 
 const char * const kReconKeys = "sharpness, snr_db, positivity, p, q, T, qggmrf_nbr_wts, max_iterations, "
                                 "stop_threshold_change_pct, granularity, partition_sequence, max_overrelaxation, "
-                                "auto_regularize, estimate_noise, sigma_y, sigma_x, sigma_prox, verbose, seed";
+                                "auto_regularize, estimate_noise, sigma_y, sigma_x, sigma_prox, verbose, seed, "
+                                "compute_prior_loss";
 
 ReconParams
 reconParams(const Geometry & geometry, const nb::dict & values)
@@ -112,6 +113,7 @@ reconParams(const Geometry & geometry, const nb::dict & values)
   p.sigmaProx = take(values, "sigma_prox", p.sigmaProx, used);
   p.verbose = take(values, "verbose", p.verbose, used);
   p.seed = take(values, "seed", p.seed, used);
+  p.computePriorLoss = take(values, "compute_prior_loss", p.computePriorLoss, used);
   requireAllUsed(values, used, kReconKeys);
   return p;
 }

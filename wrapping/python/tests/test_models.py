@@ -83,6 +83,15 @@ def test_parameters(parallel_scan):
     assert model.get_params("max_iterations") == 15  # a call's override does not stick
 
 
+def test_prior_loss_only_when_asked(parallel_scan):
+    model, _, sinogram = parallel_scan
+    recon, log = model.recon(sinogram, max_iterations=2, print_logs=False)
+    assert all(np.isnan(line["prior_loss"]) and np.isnan(line["total_cost"]) for line in log["iterations"])
+    again, log = model.recon(sinogram, max_iterations=2, print_logs=False, compute_prior_loss=True)
+    assert all(0 < line["prior_loss"] < line["total_cost"] for line in log["iterations"])
+    np.testing.assert_array_equal(again, recon)  # the loss is only reported: the same recon
+
+
 def test_help_shows_parameters_units_and_defaults():
     doc = itk_mbir.ConeBeamModel.__init__.__doc__
     for text in ("source_detector_dist [ALU] (required)", "angles [rad] (required)", "delta_det_channel [ALU] (default 1)"):
