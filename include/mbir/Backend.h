@@ -212,6 +212,15 @@ public:
   divideWherePositive(const float * numerator, const float * denominator, float * out, std::size_t n) = 0;
   virtual void
   copy(const float * source, float * destination, std::size_t n) = 0;
+  // `rows` runs of `width` floats within this device, pitches in floats: destination + r * destinationPitch =
+  // source + r * sourcePitch. Moves whole cylinders to and from the owner-major blocks of the collectives.
+  virtual void
+  copyRows(const float * source,
+           std::size_t   sourcePitch,
+           float *       destination,
+           std::size_t   destinationPitch,
+           std::size_t   width,
+           std::size_t   rows) = 0;
   virtual void
   fill(float value, float * x, std::size_t n) = 0;
   // y = a * x + b * y

@@ -26,26 +26,24 @@ public:
   virtual CommunicatorKind
   kind() const = 0;
 
-  // dst (on device `to`) = src (on device `from`), `count` floats.
+  // The collectives take one buffer per device and involve every device in one call, with the blocks laid out
+  // owner-major (block o of a buffer belongs to, or comes from, device o), so that one ncclReduceScatter or
+  // ncclAllGather (MPI_Reduce_scatter_block, MPI_Allgather) does a whole projection step.
+
+  // receive[o] (count floats on device o) = the sum over devices d of block o of send[d] (n * count floats):
+  // a back projection's partial sums, each owner's slices summed.
+  virtual void
+  reduceScatter(const std::vector<const float *> & send, const std::vector<float *> & receive, std::size_t count) = 0;
+  // Block o of receive[d] (n * count floats on device d) = send[o] (count floats on device o): every owner's
+  // slices of the cylinders a forward projection needs whole.
+  virtual void
+  allGather(const std::vector<const float *> & send, const std::vector<float *> & receive, std::size_t count) = 0;
+  // dst (on device `to`) = src (on device `from`), `count` floats: the halo exchange between neighbours.
   virtual void
   copy(int from, const float * src, int to, float * dst, std::size_t count) = 0;
-  // `rows` runs of `width` floats: dst + r * dstPitch (on `to`) = src + r * srcPitch (on `from`). Moves one
-  // device's slice band of many cylinders into (or out of) whole cylinders on another.
-  virtual void
-  copyRows(int           from,
-           const float * src,
-           std::size_t   srcPitch,
-           int           to,
-           float *       dst,
-           std::size_t   dstPitch,
-           std::size_t   width,
-           std::size_t   rows) = 0;
   // Every buffer but the root's becomes a copy of the root's.
   virtual void
   broadcast(int root, const std::vector<float *> & buffers, std::size_t count) = 0;
-  // The root's buffer becomes the sum of every device's buffer; the others are left as they were.
-  virtual void
-  reduce(int root, const std::vector<float *> & buffers, std::size_t count) = 0;
   // The sum of one value per device (the line search's scalars, the statistics).
   virtual double
   allReduceSum(const std::vector<double> & values) = 0;
@@ -67,20 +65,15 @@ public:
     return CommunicatorKind::Host;
   }
   void
+  reduceScatter(const std::vector<const float *> & send,
+                const std::vector<float *> &       receive,
+                std::size_t                        count) override;
+  void
+  allGather(const std::vector<const float *> & send, const std::vector<float *> & receive, std::size_t count) override;
+  void
   copy(int from, const float * src, int to, float * dst, std::size_t count) override;
   void
-  copyRows(int           from,
-           const float * src,
-           std::size_t   srcPitch,
-           int           to,
-           float *       dst,
-           std::size_t   dstPitch,
-           std::size_t   width,
-           std::size_t   rows) override;
-  void
   broadcast(int root, const std::vector<float *> & buffers, std::size_t count) override;
-  void
-  reduce(int root, const std::vector<float *> & buffers, std::size_t count) override;
   double
   allReduceSum(const std::vector<double> & values) override;
   void
@@ -88,6 +81,11 @@ public:
   {}
 
 private:
+  // Whether every device's memory is the host's (CPU devices): then the collectives run as one loop over all
+  // devices' blocks at once; otherwise they go through the host.
+  bool
+  allOnHost() const;
+
   std::vector<Backend *> m_Devices;
 };
 

@@ -5,6 +5,7 @@
 #include "mbir/Backend.h"
 #include "mbir/Communicator.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -142,6 +143,9 @@ public:
   // Joined by makeCommunicator()'s choice, or by the kind given.
   explicit DeviceGroup(std::vector<std::shared_ptr<Backend>> devices);
   DeviceGroup(std::vector<std::shared_ptr<Backend>> devices, CommunicatorKind kind);
+  // Joined by the communicator `join` makes for them (a wrapper that counts or fails calls, in tests).
+  DeviceGroup(std::vector<std::shared_ptr<Backend>>                                        devices,
+              const std::function<std::unique_ptr<Communicator>(std::vector<Backend *>)> & join);
 
   int
   size() const

@@ -118,37 +118,87 @@ HostCommunicator::copy(int from, const float * src, int to, float * dst, std::si
   m_Devices[to]->copyToDevice(staging.data(), dst, count * sizeof(float));
 }
 
-void
-HostCommunicator::copyRows(int           from,
-                           const float * src,
-                           std::size_t   srcPitch,
-                           int           to,
-                           float *       dst,
-                           std::size_t   dstPitch,
-                           std::size_t   width,
-                           std::size_t   rows)
+bool
+HostCommunicator::allOnHost() const
 {
-  if (hostAddressable(*m_Devices[from]) && hostAddressable(*m_Devices[to]))
+  for (const Backend * device : m_Devices)
   {
-    for (std::size_t r = 0; r < rows; ++r)
+    if (!hostAddressable(*device))
     {
-      std::memcpy(dst + r * dstPitch, src + r * srcPitch, width * sizeof(float));
+      return false;
+    }
+  }
+  return true;
+}
+
+// One loop over every owner's block: the CPU devices share the cores, so all of them work at once.
+void
+HostCommunicator::reduceScatter(const std::vector<const float *> & send,
+                                const std::vector<float *> &       receive,
+                                std::size_t                        count)
+{
+  const int         n = static_cast<int>(m_Devices.size());
+  const std::size_t total = count * n;
+  if (allOnHost())
+  {
+    [[maybe_unused]] const int threads = m_Devices[0]->threadCount();
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(total); ++i)
+    {
+      const std::size_t owner = i / count, offset = i - owner * count;
+      float             sum = 0.0f;
+      for (int d = 0; d < n; ++d)
+      {
+        sum += send[d][i];
+      }
+      receive[owner][offset] = sum;
     }
     return;
   }
-  // Through the host: the rows read, placed among the destination's, written back (rows == 0: nothing).
-  if (rows == 0 || width == 0)
+  // Through the host: every buffer read, the sums written to their owners.
+  std::vector<float> all(total), sums(total, 0.0f);
+  for (int d = 0; d < n; ++d)
   {
+    m_Devices[d]->copyToHost(send[d], all.data(), total * sizeof(float));
+    for (std::size_t i = 0; i < total; ++i)
+    {
+      sums[i] += all[i];
+    }
+  }
+  for (int owner = 0; owner < n; ++owner)
+  {
+    m_Devices[owner]->copyToDevice(sums.data() + owner * count, receive[owner], count * sizeof(float));
+  }
+}
+
+void
+HostCommunicator::allGather(const std::vector<const float *> & send,
+                            const std::vector<float *> &       receive,
+                            std::size_t                        count)
+{
+  const int n = static_cast<int>(m_Devices.size());
+  if (allOnHost())
+  {
+    [[maybe_unused]] const int threads = m_Devices[0]->threadCount();
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
+    for (int d = 0; d < n; ++d)
+    {
+      for (int owner = 0; owner < n; ++owner)
+      {
+        std::memcpy(receive[d] + owner * count, send[owner], count * sizeof(float));
+      }
+    }
     return;
   }
-  std::vector<float> all(srcPitch * rows), target(dstPitch * rows);
-  m_Devices[from]->copyToHost(src, all.data(), (srcPitch * (rows - 1) + width) * sizeof(float));
-  m_Devices[to]->copyToHost(dst, target.data(), (dstPitch * (rows - 1) + width) * sizeof(float));
-  for (std::size_t r = 0; r < rows; ++r)
+  std::vector<float> all(count * n);
+  for (int owner = 0; owner < n; ++owner)
   {
-    std::memcpy(target.data() + r * dstPitch, all.data() + r * srcPitch, width * sizeof(float));
+    m_Devices[owner]->copyToHost(send[owner], all.data() + owner * count, count * sizeof(float));
   }
-  m_Devices[to]->copyToDevice(target.data(), dst, (dstPitch * (rows - 1) + width) * sizeof(float));
+  for (int d = 0; d < n; ++d)
+  {
+    m_Devices[d]->copyToDevice(all.data(), receive[d], all.size() * sizeof(float));
+  }
 }
 
 void
@@ -160,31 +210,6 @@ HostCommunicator::broadcast(int root, const std::vector<float *> & buffers, std:
     {
       copy(root, buffers[root], d, buffers[d], count);
     }
-  }
-}
-
-void
-HostCommunicator::reduce(int root, const std::vector<float *> & buffers, std::size_t count)
-{
-  Backend &          target = *m_Devices[root];
-  DeviceArray<float> staging;
-  for (int d = 0; d < static_cast<int>(buffers.size()); ++d)
-  {
-    if (d == root)
-    {
-      continue;
-    }
-    const float * addend = buffers[d];
-    if (!(hostAddressable(*m_Devices[d]) && hostAddressable(target)))
-    {
-      if (staging.empty())
-      {
-        staging = target.allocate<float>(count);
-      }
-      copy(d, buffers[d], root, staging.data(), count);
-      addend = staging.data();
-    }
-    target.axpby(1.0f, addend, 1.0f, buffers[root], count);
   }
 }
 

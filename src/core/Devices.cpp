@@ -275,6 +275,12 @@ DeviceGroup::DeviceGroup(std::vector<std::shared_ptr<Backend>> devices, Communic
   , m_Communicator(makeCommunicator(checkedDevices(m_Devices), kind))
 {}
 
+DeviceGroup::DeviceGroup(std::vector<std::shared_ptr<Backend>>                                        devices,
+                         const std::function<std::unique_ptr<Communicator>(std::vector<Backend *>)> & join)
+  : m_Devices(std::move(devices))
+  , m_Communicator(join(checkedDevices(m_Devices)))
+{}
+
 std::string
 DeviceGroup::summary() const
 {

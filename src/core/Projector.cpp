@@ -91,8 +91,9 @@ Projector::batchesOf(const std::vector<DeviceArray<int>> & pixels) const
 }
 
 // Devices work on whole cylinders (every slice), so each (view, pixel) footprint is computed once, in
-// chunks of cylinders a quarter of a volume shard big together, so transient memory stays a fraction
-// of a shard whatever the batch. One device needs no chunks and no copies.
+// chunks of cylinders a quarter of a volume shard big together, so transient memory (the chunk's whole
+// cylinders and their owner-major blocks) stays half a shard whatever the batch. One device needs no
+// chunks and no exchange.
 std::size_t
 Projector::cylindersPerChunk(std::size_t pixels, const ShardLayout & slices) const
 {
@@ -113,9 +114,11 @@ Projector::projectionWorkFloats(std::size_t pixels, int numDevices) const
   }
   const ShardLayout slices(reconShape().slices, numDevices);
   const std::size_t chunk = std::min(cylindersPerChunk(pixels, slices), pixels);
-  return chunk * (slices.padded() + slices.perDevice); // back: whole cylinders and one received share
+  return 2 * chunk * slices.padded(); // whole cylinders and their owner-major blocks
 }
 
+// Sharded: per chunk of cylinders, one all-gather brings every owner's slices to every device (owner-major),
+// each device lays them out as whole cylinders and projects its views.
 void
 Projector::forward(const std::vector<CylinderBatch> & batches,
                    const std::vector<const float *> & values,
@@ -124,35 +127,49 @@ Projector::forward(const std::vector<CylinderBatch> & batches,
   const int         n = numDevices();
   const std::size_t pixels = batches[0].numPixels;
   const std::size_t per = m_Slices.perDevice, whole = m_Slices.padded();
-  const std::size_t chunk = cylindersPerChunk(pixels, m_Slices);
-  Communicator &    comm = m_Group->communicator();
+  const std::size_t chunk = std::min(cylindersPerChunk(pixels, m_Slices), pixels);
   if (n == 1)
   {
     if (views(0).count > 0)
       device(0).forwardProject(m_Devices[0].model, batches[0], values[0], views(0), sinograms[0]);
     return;
   }
+  std::vector<DeviceArray<float>> gathered(n), cylinders(n);
+  std::vector<float *>            received(n);
   for (int d = 0; d < n; ++d)
   {
-    if (views(d).count == 0)
+    gathered[d] = device(d).allocate<float>(chunk * whole);
+    cylinders[d] = device(d).allocate<float>(chunk * whole);
+    received[d] = gathered[d].data();
+  }
+  for (std::size_t start = 0; start < pixels; start += chunk)
+  {
+    const std::size_t          count = std::min(chunk, pixels - start);
+    std::vector<const float *> shares(n);
+    for (int owner = 0; owner < n; ++owner)
     {
-      continue;
+      shares[owner] = values[owner] + start * per;
     }
-    DeviceArray<float> cylinders = device(d).allocate<float>(std::min(chunk, pixels) * whole);
-    for (std::size_t start = 0; start < pixels; start += chunk)
+    m_Group->communicator().allGather(shares, received, count * per);
+    for (int d = 0; d < n; ++d)
     {
-      const std::size_t count = std::min(chunk, pixels - start);
-      // All-gather: every owner's slices of these cylinders, placed in whole cylinders on device d.
+      if (views(d).count == 0)
+      {
+        continue;
+      }
       for (int owner = 0; owner < n; ++owner)
       {
-        comm.copyRows(owner, values[owner] + start * per, per, d, cylinders.data() + owner * per, whole, per, count);
+        device(d).copyRows(
+          gathered[d].data() + owner * count * per, per, cylinders[d].data() + owner * per, whole, per, count);
       }
       const CylinderBatch batch{ batches[d].pixels + start, static_cast<int>(count), static_cast<int>(whole), 0 };
-      device(d).forwardProject(m_Devices[d].model, batch, cylinders.data(), views(d), sinograms[d]);
+      device(d).forwardProject(m_Devices[d].model, batch, cylinders[d].data(), views(d), sinograms[d]);
     }
   }
 }
 
+// Sharded: per chunk, each device back-projects its views onto whole cylinders and lays its sums out
+// owner-major, and one reduce-scatter leaves each owner the sum of its slices.
 void
 Projector::back(const std::vector<const float *> & sinograms,
                 const std::vector<const float *> & weights,
@@ -163,8 +180,7 @@ Projector::back(const std::vector<const float *> & sinograms,
   const int         n = numDevices();
   const std::size_t pixels = batches[0].numPixels;
   const std::size_t per = m_Slices.perDevice, whole = m_Slices.padded();
-  const std::size_t chunk = cylindersPerChunk(pixels, m_Slices);
-  Communicator &    comm = m_Group->communicator();
+  const std::size_t chunk = std::min(cylindersPerChunk(pixels, m_Slices), pixels);
   auto              project = [&](int d, const CylinderBatch & batch, float * out) {
     device(d).fillZero(out, static_cast<std::size_t>(batch.numPixels) * batch.numSlices * sizeof(float));
     if (views(d).count > 0)
@@ -178,36 +194,34 @@ Projector::back(const std::vector<const float *> & sinograms,
     project(0, batches[0], values[0]);
     return;
   }
-  std::vector<DeviceArray<float>> partial(n), received(n);
+  std::vector<DeviceArray<float>> partial(n), blocks(n);
+  std::vector<const float *>      sums(n);
   for (int d = 0; d < n; ++d)
   {
-    partial[d] = device(d).allocate<float>(std::min(chunk, pixels) * whole);
-    received[d] = device(d).allocate<float>(std::min(chunk, pixels) * per);
+    partial[d] = device(d).allocate<float>(chunk * whole);
+    blocks[d] = device(d).allocate<float>(chunk * whole);
+    sums[d] = blocks[d].data();
   }
   for (std::size_t start = 0; start < pixels; start += chunk)
   {
     const std::size_t count = std::min(chunk, pixels - start);
-    // Each device back-projects its views onto whole cylinders ...
     for (int d = 0; d < n; ++d)
     {
       project(d,
               CylinderBatch{ batches[d].pixels + start, static_cast<int>(count), static_cast<int>(whole), 0 },
               partial[d].data());
-    }
-    // ... and each owner sums its slices of them (reduce-scatter).
-    for (int owner = 0; owner < n; ++owner)
-    {
-      float * target = values[owner] + start * per;
-      comm.copyRows(owner, partial[owner].data() + owner * per, whole, owner, target, per, per, count);
-      for (int d = 0; d < n; ++d)
+      for (int owner = 0; owner < n; ++owner)
       {
-        if (d != owner)
-        {
-          comm.copyRows(d, partial[d].data() + owner * per, whole, owner, received[owner].data(), per, per, count);
-          device(owner).axpby(1.0f, received[owner].data(), 1.0f, target, count * per);
-        }
+        device(d).copyRows(
+          partial[d].data() + owner * per, whole, blocks[d].data() + owner * count * per, per, per, count);
       }
     }
+    std::vector<float *> targets(n);
+    for (int owner = 0; owner < n; ++owner)
+    {
+      targets[owner] = values[owner] + start * per;
+    }
+    m_Group->communicator().reduceScatter(sums, targets, count * per);
   }
 }
 

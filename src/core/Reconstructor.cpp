@@ -684,7 +684,7 @@ Reconstructor::memoryNeed(const SolveCall & call, int numDevices) const
   // largest transient of a subset (projections, or the prior cost's plane or difference volume).
   const std::size_t scratch = (m_Params.positivity ? 6 : 5) * largest * slices.perDevice;
   const std::size_t halos = n > 1 && !call.proxInput ? 3 * largest : 0;
-  const std::size_t priorCost = call.proxInput ? V : (n > 1 ? r.numPixels() : 0);
+  const std::size_t priorCost = !m_Params.computePriorLoss ? 0 : call.proxInput ? V : (n > 1 ? r.numPixels() : 0);
   const std::size_t vcd =
     2 * V + 2 * S + partitionInts + scratch + halos + std::max(projection(largest) + workspace, priorCost);
 

@@ -930,6 +930,28 @@ public:
     check(cudaMemcpy(destination, source, n * sizeof(float), cudaMemcpyDeviceToDevice), "copy");
   }
   void
+  copyRows(const float * source,
+           std::size_t   sourcePitch,
+           float *       destination,
+           std::size_t   destinationPitch,
+           std::size_t   width,
+           std::size_t   rows) override
+  {
+    if (rows == 0 || width == 0)
+    {
+      return;
+    }
+    select();
+    check(cudaMemcpy2D(destination,
+                       destinationPitch * sizeof(float),
+                       source,
+                       sourcePitch * sizeof(float),
+                       width * sizeof(float),
+                       rows,
+                       cudaMemcpyDeviceToDevice),
+          "copyRows");
+  }
+  void
   fill(float value, float * x, std::size_t n) override
   {
     select();

@@ -29,7 +29,7 @@ check(cudaError_t status, const char * what)
   }
 }
 
-// Copies and scalar sums through the CUDA runtime; the subclasses differ in broadcast and reduce.
+// Copies and scalar sums through the CUDA runtime; the subclasses differ in the collectives.
 class GpuCommunicator : public Communicator
 {
 public:
@@ -72,42 +72,6 @@ public:
       return;
     }
     check(cudaMemcpyPeer(dst, m_Gpus[to], src, m_Gpus[from], count * sizeof(float)), "cudaMemcpyPeer");
-  }
-
-  void
-  copyRows(int           from,
-           const float * src,
-           std::size_t   srcPitch,
-           int           to,
-           float *       dst,
-           std::size_t   dstPitch,
-           std::size_t   width,
-           std::size_t   rows) override
-  {
-    if (rows == 0 || width == 0)
-    {
-      return;
-    }
-    if (m_Gpus[from] == m_Gpus[to])
-    {
-      check(cudaSetDevice(m_Gpus[to]), "cudaSetDevice");
-      check(cudaMemcpy2D(dst,
-                         dstPitch * sizeof(float),
-                         src,
-                         srcPitch * sizeof(float),
-                         width * sizeof(float),
-                         rows,
-                         cudaMemcpyDeviceToDevice),
-            "cudaMemcpy2D");
-      return;
-    }
-    cudaMemcpy3DPeerParms copy{};
-    copy.srcPtr = make_cudaPitchedPtr(const_cast<float *>(src), srcPitch * sizeof(float), width * sizeof(float), rows);
-    copy.srcDevice = m_Gpus[from];
-    copy.dstPtr = make_cudaPitchedPtr(dst, dstPitch * sizeof(float), width * sizeof(float), rows);
-    copy.dstDevice = m_Gpus[to];
-    copy.extent = make_cudaExtent(width * sizeof(float), rows, 1);
-    check(cudaMemcpy3DPeer(&copy), "cudaMemcpy3DPeer");
   }
 
   double
@@ -154,22 +118,38 @@ public:
     }
   }
 
-  // Each addend copied next to the root's buffer and added there.
+  // Each owner's block of its own buffer, then every other device's block copied next to it and added.
   void
-  reduce(int root, const std::vector<float *> & buffers, std::size_t count) override
+  reduceScatter(const std::vector<const float *> & send,
+                const std::vector<float *> &       receive,
+                std::size_t                        count) override
   {
-    if (buffers.size() < 2 || count == 0)
+    const int n = static_cast<int>(send.size());
+    for (int owner = 0; owner < n; ++owner)
     {
-      return;
-    }
-    Backend &          target = *m_Devices[root];
-    DeviceArray<float> staging = target.allocate<float>(count);
-    for (int d = 0; d < static_cast<int>(buffers.size()); ++d)
-    {
-      if (d != root)
+      Backend & target = *m_Devices[owner];
+      copy(owner, send[owner] + owner * count, owner, receive[owner], count);
+      DeviceArray<float> staging = n > 1 ? target.allocate<float>(count) : DeviceArray<float>();
+      for (int d = 0; d < n; ++d)
       {
-        copy(d, buffers[d], root, staging.data(), count);
-        target.axpby(1.0f, staging.data(), 1.0f, buffers[root], count);
+        if (d != owner)
+        {
+          copy(d, send[d] + owner * count, owner, staging.data(), count);
+          target.axpby(1.0f, staging.data(), 1.0f, receive[owner], count);
+        }
+      }
+    }
+  }
+
+  void
+  allGather(const std::vector<const float *> & send, const std::vector<float *> & receive, std::size_t count) override
+  {
+    const int n = static_cast<int>(send.size());
+    for (int d = 0; d < n; ++d)
+    {
+      for (int owner = 0; owner < n; ++owner)
+      {
+        copy(owner, send[owner], d, receive[d] + owner * count, count);
       }
     }
   }
@@ -185,9 +165,8 @@ checkNccl(ncclResult_t status, const char * what)
   }
 }
 
-// One rank per GPU, all driven from this thread through grouped calls. Contiguous copies, broadcast and
-// reduce go through NCCL; pitched row copies stay peer-to-peer (NCCL has no strided send, and within one
-// process its transport between two GPUs is the same peer path).
+// One rank per GPU, all driven from this thread through grouped calls: every collective and copy goes
+// through NCCL.
 class NcclCommunicator final : public GpuCommunicator
 {
 public:
@@ -244,15 +223,27 @@ public:
     checkNccl(ncclGroupEnd(), "ncclGroupEnd");
   }
 
-  // In place: the root's buffer receives the sum; NCCL writes no other rank's.
   void
-  reduce(int root, const std::vector<float *> & buffers, std::size_t count) override
+  reduceScatter(const std::vector<const float *> & send,
+                const std::vector<float *> &       receive,
+                std::size_t                        count) override
   {
     checkNccl(ncclGroupStart(), "ncclGroupStart");
-    for (std::size_t d = 0; d < buffers.size(); ++d)
+    for (std::size_t d = 0; d < send.size(); ++d)
     {
-      checkNccl(ncclReduce(buffers[d], buffers[d], count, ncclFloat, ncclSum, root, m_Comms[d], cudaStreamLegacy),
-                "ncclReduce");
+      checkNccl(ncclReduceScatter(send[d], receive[d], count, ncclFloat, ncclSum, m_Comms[d], cudaStreamLegacy),
+                "ncclReduceScatter");
+    }
+    checkNccl(ncclGroupEnd(), "ncclGroupEnd");
+  }
+
+  void
+  allGather(const std::vector<const float *> & send, const std::vector<float *> & receive, std::size_t count) override
+  {
+    checkNccl(ncclGroupStart(), "ncclGroupStart");
+    for (std::size_t d = 0; d < send.size(); ++d)
+    {
+      checkNccl(ncclAllGather(send[d], receive[d], count, ncclFloat, m_Comms[d], cudaStreamLegacy), "ncclAllGather");
     }
     checkNccl(ncclGroupEnd(), "ncclGroupEnd");
   }

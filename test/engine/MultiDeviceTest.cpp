@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
 
@@ -304,6 +305,50 @@ TEST(Communicators, HostCommunicatorDoesEveryCollective)
     const auto devices = cpuDevices(n);
     EXPECT_EQ(devices->communicator().kind(), CommunicatorKind::Host);
     test::expectCollectivesWork(*devices);
+  }
+}
+
+// Each VCD subset moves its data in one reduce-scatter (the gradient's back projection) and one all-gather
+// (the prediction's forward projection), whatever the number of devices. Counted between the progress
+// reports that follow every subset, over the 16 and 64 subsets of a recon's third and fourth iterations
+// (the larger subsets before them are projected in chunks, to bound the transient memory).
+TEST(Communicators, OneReduceScatterAndOneAllGatherPerSubset)
+{
+  const ParallelBeamGeometry geometry(SinogramShape{ 24, 12, 40 }, test::evenAngles(24, M_PI));
+  for (const int n : { 2, 3, 4 })
+  {
+    SCOPED_TRACE(std::to_string(n) + " CPU devices");
+    std::vector<std::shared_ptr<Backend>> backends;
+    for (int d = 0; d < n; ++d)
+      backends.push_back(makeCpuBackend());
+    test::CountingCommunicator * counts = nullptr;
+    const auto  group = std::make_shared<const DeviceGroup>(backends, [&counts](std::vector<Backend *> devices) {
+      auto counting = std::make_unique<test::CountingCommunicator>(makeCommunicator(std::move(devices)));
+      counts = counting.get();
+      return std::unique_ptr<Communicator>(std::move(counting));
+    });
+    ReconParams params;
+    params.verbose = 0;
+    params.maxIterations = 4;
+    params.stopThresholdChangePct = 0.0f;
+    std::vector<std::array<int, 3>> seen; // reduce-scatters, all-gathers, broadcasts after each subset
+    params.progress = [&counts, &seen](double) {
+      seen.push_back({ counts->reduceScatters, counts->allGathers, counts->broadcasts });
+      return true;
+    };
+    const Reconstructor      reconstructor(geometry, group, params);
+    const std::vector<float> sino =
+      reconstructor.forwardProject(sheppLoganLowDynamicRange(reconstructor.projector().reconShape()));
+    const ReconResult result = reconstructor.recon(sino);
+    ASSERT_EQ(result.log.size(), 4u);
+    ASSERT_EQ(result.log[2].numSubsets + result.log[3].numSubsets, 16 + 64);
+    ASSERT_EQ(seen.size(), 1u + 4u + 16u + 64u);
+    for (std::size_t s = 1 + 4 + 1; s < seen.size(); ++s)
+    {
+      EXPECT_EQ(seen[s][0] - seen[s - 1][0], 1) << "subset " << s;
+      EXPECT_EQ(seen[s][1] - seen[s - 1][1], 1) << "subset " << s;
+      EXPECT_EQ(seen[s][2] - seen[s - 1][2], 0) << "subset " << s;
+    }
   }
 }
 

@@ -33,6 +33,64 @@ read(const DeviceGroup & group, int d, const DeviceArray<float> & buffer)
   return values;
 }
 
+// Passes every call on to the communicator it wraps and counts them by kind.
+class CountingCommunicator final : public Communicator
+{
+public:
+  explicit CountingCommunicator(std::unique_ptr<Communicator> inner)
+    : m_Inner(std::move(inner))
+  {}
+
+  int reduceScatters = 0, allGathers = 0, copies = 0, broadcasts = 0, allReduces = 0, barriers = 0;
+
+  CommunicatorKind
+  kind() const override
+  {
+    return m_Inner->kind();
+  }
+  void
+  reduceScatter(const std::vector<const float *> & send,
+                const std::vector<float *> &       receive,
+                std::size_t                        count) override
+  {
+    ++reduceScatters;
+    m_Inner->reduceScatter(send, receive, count);
+  }
+  void
+  allGather(const std::vector<const float *> & send, const std::vector<float *> & receive, std::size_t count) override
+  {
+    ++allGathers;
+    m_Inner->allGather(send, receive, count);
+  }
+  void
+  copy(int from, const float * src, int to, float * dst, std::size_t count) override
+  {
+    ++copies;
+    m_Inner->copy(from, src, to, dst, count);
+  }
+  void
+  broadcast(int root, const std::vector<float *> & buffers, std::size_t count) override
+  {
+    ++broadcasts;
+    m_Inner->broadcast(root, buffers, count);
+  }
+  double
+  allReduceSum(const std::vector<double> & values) override
+  {
+    ++allReduces;
+    return m_Inner->allReduceSum(values);
+  }
+  void
+  barrier() override
+  {
+    ++barriers;
+    m_Inner->barrier();
+  }
+
+private:
+  std::unique_ptr<Communicator> m_Inner;
+};
+
 inline void
 expectCollectivesWork(const DeviceGroup & group)
 {
@@ -53,17 +111,48 @@ expectCollectivesWork(const DeviceGroup & group)
     }
   }
   {
-    SCOPED_TRACE("copyRows: 5 runs of 3 from pitch 7 to pitch 4, the rest of the target untouched");
-    const auto sources = numberedBuffers(group, count);
-    auto       targets = numberedBuffers(group, count);
-    const int  from = n - 1, to = 0;
-    comm.copyRows(from, sources[from].data() + 2, 7, to, targets[to].data() + 1, 4, 3, 5);
-    const std::vector<float> source = read(group, from, sources[from]), target = read(group, to, targets[to]);
-    for (std::size_t i = 0; i < count; ++i)
+    SCOPED_TRACE("reduceScatter: owner o gets the sum of block o of every buffer");
+    const auto                 sources = numberedBuffers(group, n * count);
+    auto                       targets = numberedBuffers(group, count);
+    std::vector<const float *> send;
+    std::vector<float *>       receive;
+    for (int d = 0; d < n; ++d)
     {
-      const std::size_t row = (i - 1) / 4, column = (i - 1) % 4;
-      const bool        written = i >= 1 && row < 5 && column < 3;
-      EXPECT_EQ(target[i], written ? source[2 + row * 7 + column] : float(to * 1000 + i)) << "entry " << i;
+      send.push_back(sources[d].data());
+      receive.push_back(targets[d].data());
+    }
+    comm.reduceScatter(send, receive, count);
+    for (int owner = 0; owner < n; ++owner)
+    {
+      const std::vector<float> sum = read(group, owner, targets[owner]);
+      for (std::size_t i = 0; i < count; ++i)
+      {
+        // sum over d of d * 1000 + owner * count + i
+        EXPECT_EQ(sum[i], float(1000 * n * (n - 1) / 2 + n * int(owner * count + i))) << owner << ", " << i;
+      }
+    }
+  }
+  {
+    SCOPED_TRACE("allGather: block o of every buffer is device o's");
+    const auto                 sources = numberedBuffers(group, count);
+    auto                       targets = numberedBuffers(group, n * count);
+    std::vector<const float *> send;
+    std::vector<float *>       receive;
+    for (int d = 0; d < n; ++d)
+    {
+      send.push_back(sources[d].data());
+      receive.push_back(targets[d].data());
+    }
+    comm.allGather(send, receive, count);
+    for (int d = 0; d < n; ++d)
+    {
+      const std::vector<float> all = read(group, d, targets[d]);
+      for (int owner = 0; owner < n; ++owner)
+      {
+        EXPECT_EQ(std::vector<float>(all.begin() + owner * count, all.begin() + (owner + 1) * count),
+                  read(group, owner, sources[owner]))
+          << "block " << owner << " on device " << d;
+      }
     }
   }
   {
@@ -76,23 +165,6 @@ expectCollectivesWork(const DeviceGroup & group)
     for (int d = 0; d < n; ++d)
     {
       EXPECT_EQ(read(group, d, buffers[d]), read(group, n - 1, buffers[n - 1])) << "device " << d;
-    }
-  }
-  {
-    SCOPED_TRACE("reduce to the first device");
-    auto                 buffers = numberedBuffers(group, count);
-    std::vector<float *> pointers;
-    for (auto & b : buffers)
-      pointers.push_back(b.data());
-    comm.reduce(0, pointers, count);
-    const std::vector<float> sum = read(group, 0, buffers[0]);
-    for (std::size_t i = 0; i < count; ++i)
-    {
-      EXPECT_EQ(sum[i], float(1000 * n * (n - 1) / 2 + n * int(i))) << "entry " << i;
-    }
-    for (int d = 1; d < n; ++d)
-    {
-      EXPECT_EQ(read(group, d, buffers[d])[5], float(d * 1000 + 5)) << "device " << d << " changed";
     }
   }
   std::vector<double> values(n);

@@ -271,6 +271,20 @@ public:
     }
   }
   void
+  copyRows(const float * source,
+           std::size_t   sourcePitch,
+           float *       destination,
+           std::size_t   destinationPitch,
+           std::size_t   width,
+           std::size_t   rows) override
+  {
+#pragma omp parallel for schedule(static) num_threads(m_Threads)
+    for (std::ptrdiff_t r = 0; r < static_cast<std::ptrdiff_t>(rows); ++r)
+    {
+      std::memcpy(destination + r * destinationPitch, source + r * sourcePitch, width * sizeof(float));
+    }
+  }
+  void
   multiplyPeriodic(const float * factors, std::size_t period, float * x, std::size_t n) override
   {
 #pragma omp                   parallel for schedule(static) num_threads(m_Threads)
