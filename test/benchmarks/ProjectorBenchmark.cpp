@@ -125,11 +125,17 @@ makeProblem(Kind kind, int size, std::shared_ptr<Backend> backend, int subsets =
 }
 
 // Nonzero coefficients of A per voxel-view, from up to 512 of the problem's cylinders over every view: the
-// channels a voxel's shadow hits, times (row-map geometries) the rows its middle slice's shadow hits.
+// channels a voxel's shadow hits, times (row-map geometries) the rows its middle slice's shadow hits. The
+// footprints are read on the host, from a CPU copy of the projector where the problem's lives on a GPU.
 double
 coefficientsPerVoxelView(const Problem & problem)
 {
-  const Projector &        projector = *problem.projector;
+  std::unique_ptr<Projector> hostCopy;
+  if (problem.projector->device(0).kind() != Backend::Kind::Cpu)
+  {
+    hostCopy = std::make_unique<Projector>(problem.projector->geometry(), makeCpuBackend());
+  }
+  const Projector &        projector = hostCopy ? *hostCopy : *problem.projector;
   const std::vector<int> & pixels = problem.hostPixels;
   const std::size_t        stride = std::max<std::size_t>(1, pixels.size() / 512);
   const int                views = projector.sinogramShape().views;
