@@ -1,4 +1,4 @@
-// The CUDA backend: device memory from cudaMalloc, kernels that launch the shared math of
+// The CUDA backend: device memory from a stream-ordered pool per GPU, kernels that launch the shared math of
 // include/mbir/kernels/ over GPU threads.
 
 #include "mbir/Backend.h"
@@ -11,8 +11,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <limits>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -38,7 +42,10 @@ check(cudaError_t status, const char * what)
 
 constexpr int kTransposeTile = 32;
 constexpr int kForwardGroup = 32; // cylinders per forward block; their footprints are shared
-constexpr int kBackViews = 128;   // views whose footprints a back-projection block stages at once
+// Views sit on gridDim.y (forward) or gridDim.z (layout transpose), which hold at most 65,535: a longer
+// range of views (a long helical scan) launches in chunks of that many.
+constexpr int kMaxGridViews = 65535;
+constexpr int kBackViews = 128; // views whose footprints a back-projection block stages at once
 constexpr int kThreads = 128;
 
 // Back projection of the row-map geometries.
@@ -718,6 +725,46 @@ checkCufft(cufftResult status, const char * what)
   }
 }
 
+// The process's stream-ordered memory pool of one GPU, shared by its backends: a buffer freed in one VCD
+// subset serves the next allocation without cudaFree's device-wide synchronisation. The pool keeps what is
+// freed (release threshold: all of it) until a backend of the GPU goes, and GPUs that can reach this one may
+// read and write its buffers, as peer access allows for cudaMalloc memory.
+cudaMemPool_t
+gpuMemoryPool(int device)
+{
+  static std::mutex                   mutex;
+  static std::map<int, cudaMemPool_t> pools;
+  const std::lock_guard<std::mutex>   lock(mutex);
+  if (const auto found = pools.find(device); found != pools.end())
+  {
+    return found->second;
+  }
+  cudaMemPoolProps properties{};
+  properties.allocType = cudaMemAllocationTypePinned;
+  properties.location.type = cudaMemLocationTypeDevice;
+  properties.location.id = device;
+  cudaMemPool_t pool = nullptr;
+  check(cudaMemPoolCreate(&pool, &properties), "cudaMemPoolCreate");
+  std::uint64_t keepAll = std::numeric_limits<std::uint64_t>::max();
+  check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keepAll), "cudaMemPoolSetAttribute");
+  int count = 0;
+  check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+  for (int other = 0; other < count; ++other)
+  {
+    int reaches = 0;
+    if (other != device && cudaDeviceCanAccessPeer(&reaches, other, device) == cudaSuccess && reaches)
+    {
+      cudaMemAccessDesc access{};
+      access.location.type = cudaMemLocationTypeDevice;
+      access.location.id = other;
+      access.flags = cudaMemAccessFlagsProtReadWrite;
+      check(cudaMemPoolSetAccess(pool, &access, 1), "cudaMemPoolSetAccess");
+    }
+  }
+  pools.emplace(device, pool);
+  return pool;
+}
+
 // A batched cuFFT plan of contiguous transforms, released on every exit path.
 class FftPlan
 {
@@ -750,7 +797,21 @@ public:
     cudaDeviceProp properties{};
     check(cudaGetDeviceProperties(&properties, device), "cudaGetDeviceProperties");
     m_Name = properties.name;
+    m_Pool = gpuMemoryPool(device);
+    double * hostSums = nullptr;
+    check(cudaMallocHost(&hostSums, 2 * sizeof(double)), "cudaMallocHost of the reduction sums");
+    m_HostSums.reset(hostSums);
   }
+  // Gives the pool's idle memory back to the driver, once this backend's work is done.
+  ~CudaBackend() override
+  {
+    cudaSetDevice(m_Device);
+    cudaDeviceSynchronize();
+    cudaMemPoolTrimTo(m_Pool, 0);
+  }
+  CudaBackend(const CudaBackend &) = delete;
+  CudaBackend &
+  operator=(const CudaBackend &) = delete;
 
   std::string
   description() const override
@@ -769,7 +830,11 @@ public:
     cudaSetDevice(m_Device);
     std::size_t freeBytes = 0, totalBytes = 0;
     cudaMemGetInfo(&freeBytes, &totalBytes);
-    return freeBytes;
+    // Memory the pool holds for reuse is free to this process's allocations.
+    std::uint64_t reserved = 0, used = 0;
+    cudaMemPoolGetAttribute(m_Pool, cudaMemPoolAttrReservedMemCurrent, &reserved);
+    cudaMemPoolGetAttribute(m_Pool, cudaMemPoolAttrUsedMemCurrent, &used);
+    return freeBytes + static_cast<std::size_t>(reserved > used ? reserved - used : 0);
   }
   int
   memoryPool() const override
@@ -796,17 +861,18 @@ public:
     void * p = nullptr;
     if (bytes)
     {
-      if (cudaMalloc(&p, bytes) != cudaSuccess)
+      // Stream-ordered on the legacy stream, where the kernels, copies and collectives run.
+      if (cudaMallocFromPoolAsync(&p, bytes, m_Pool, cudaStreamLegacy) != cudaSuccess)
       {
         cudaGetLastError(); // a failed allocation leaves no sticky error; clear the last-error slot
         throw OutOfDeviceMemory(outOfMemoryMessage(bytes));
       }
-      check(cudaMemset(p, 0, bytes), "cudaMemset");
+      check(cudaMemsetAsync(p, 0, bytes, cudaStreamLegacy), "cudaMemsetAsync");
     }
     recordAllocation(bytes);
     return DeviceAllocation(p, bytes, [this](void * q, std::size_t n) {
       cudaSetDevice(m_Device);
-      cudaFree(q);
+      cudaFreeAsync(q, cudaStreamLegacy); // after the work queued on it, without waiting for it
       recordRelease(n);
     });
   }
@@ -1096,9 +1162,11 @@ private:
       reduceKernel<<<gridFor(n), kThreads>>>(terms, n, m_Sums.get());
       finish(what);
     }
-    double host[2];
-    readDevice(m_Sums.get(), host, sizeof host); // a scalar the algorithm needs: the one wait for the device
-    return WeightedProducts{ host[0], host[1] };
+    // The scalars the algorithm needs: into pinned memory, the one wait for the device.
+    check(cudaMemcpyAsync(m_HostSums.get(), m_Sums.get(), 2 * sizeof(double), cudaMemcpyDeviceToHost, cudaStreamLegacy),
+          what);
+    check(cudaStreamSynchronize(cudaStreamLegacy), what);
+    return WeightedProducts{ m_HostSums.get()[0], m_HostSums.get()[1] };
   }
 
   void
@@ -1130,8 +1198,14 @@ private:
     {
       return;
     }
-    const dim3 grid((cols + kTransposeTile - 1) / kTransposeTile, (rows + kTransposeTile - 1) / kTransposeTile, views);
-    transposeViewsKernel<<<grid, dim3(kTransposeTile, 8)>>>(in, rows, cols, out);
+    const std::size_t viewSize = std::size_t(rows) * cols;
+    for (int v0 = 0; v0 < views; v0 += kMaxGridViews)
+    {
+      const dim3 grid((cols + kTransposeTile - 1) / kTransposeTile,
+                      (rows + kTransposeTile - 1) / kTransposeTile,
+                      std::min(kMaxGridViews, views - v0));
+      transposeViewsKernel<<<grid, dim3(kTransposeTile, 8)>>>(in + v0 * viewSize, rows, cols, out + v0 * viewSize);
+    }
     finish("transposeViews");
   }
 
@@ -1146,16 +1220,20 @@ private:
     {
       return;
     }
-    const dim3 grid((batch.numPixels + kForwardGroup - 1) / kForwardGroup, views.count);
-    forwardParallelBeamKernel<<<grid, kThreads>>>(m.params,
-                                                  m.views,
-                                                  views.first,
-                                                  batch.pixels,
-                                                  batch.numPixels,
-                                                  batch.numSlices,
-                                                  batch.firstSlice,
-                                                  values,
-                                                  sinogram);
+    const std::size_t viewSize = std::size_t(m.params.numDetChannels) * m.params.numDetRows;
+    for (int v0 = 0; v0 < views.count; v0 += kMaxGridViews)
+    {
+      const dim3 grid((batch.numPixels + kForwardGroup - 1) / kForwardGroup, std::min(kMaxGridViews, views.count - v0));
+      forwardParallelBeamKernel<<<grid, kThreads>>>(m.params,
+                                                    m.views,
+                                                    views.first + v0,
+                                                    batch.pixels,
+                                                    batch.numPixels,
+                                                    batch.numSlices,
+                                                    batch.firstSlice,
+                                                    values,
+                                                    sinogram + v0 * viewSize);
+    }
   }
 
   void
@@ -1213,16 +1291,20 @@ private:
     {
       return;
     }
-    const dim3 grid((batch.numPixels + kForwardGroup - 1) / kForwardGroup, views.count);
-    forwardRowMapKernel<<<grid, kThreads>>>(m.params,
-                                            m.views,
-                                            views.first,
-                                            batch.pixels,
-                                            batch.numPixels,
-                                            batch.numSlices,
-                                            batch.firstSlice,
-                                            values,
-                                            sinogram);
+    const std::size_t viewSize = std::size_t(m.params.numDetChannels) * m.params.numDetRows;
+    for (int v0 = 0; v0 < views.count; v0 += kMaxGridViews)
+    {
+      const dim3 grid((batch.numPixels + kForwardGroup - 1) / kForwardGroup, std::min(kMaxGridViews, views.count - v0));
+      forwardRowMapKernel<<<grid, kThreads>>>(m.params,
+                                              m.views,
+                                              views.first + v0,
+                                              batch.pixels,
+                                              batch.numPixels,
+                                              batch.numSlices,
+                                              batch.firstSlice,
+                                              values,
+                                              sinogram + v0 * viewSize);
+    }
   }
 
   template<typename Params>
@@ -1322,8 +1404,19 @@ private:
     }
   };
 
-  int         m_Device;
-  std::string m_Name;
+  struct FreePinned
+  {
+    void
+    operator()(double * p) const
+    {
+      cudaFreeHost(p);
+    }
+  };
+
+  int                                 m_Device;
+  std::string                         m_Name;
+  cudaMemPool_t                       m_Pool = nullptr;
+  std::unique_ptr<double, FreePinned> m_HostSums;
   // The two sums of every reduction, kept for the backend's life (16 bytes outside the accounting) so
   // that a reduction costs no allocation.
   std::unique_ptr<double, FreeOnDevice> m_Sums{ nullptr, FreeOnDevice{ m_Device } };

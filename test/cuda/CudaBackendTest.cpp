@@ -220,6 +220,47 @@ TEST_F(CudaBackendTest, SinogramLayoutRoundTrip)
   EXPECT_EQ(back, host);
 }
 
+// A long helical scan has more views than a CUDA grid dimension holds (65,535): every view is projected
+// and transposed, the last ones too.
+TEST_F(CudaBackendTest, MoreViewsThanAGridDimensionHolds)
+{
+  const int          views = 70001;
+  std::vector<float> zShifts(views);
+  for (int v = 0; v < views; ++v)
+  {
+    zShifts[v] = -2.0f + 4.0f * static_cast<float>(v) / views;
+  }
+  ParallelBeamGeometry parallel(SinogramShape{ views, 3, 8 }, test::evenAngles(views, 200 * M_PI));
+  ConeBeamGeometry     helical(
+    SinogramShape{ views, 4, 8 }, test::evenAngles(views, 200 * M_PI), 60.0f, 30.0f, zShifts, true);
+  for (const Geometry & g : { Geometry(parallel), Geometry(helical) })
+  {
+    SCOPED_TRACE(describe(g));
+    const Projector          cpu(g, makeCpuBackend());
+    const Projector          gpu(g, makeCudaBackend(0));
+    const SinogramShape &    sino = cpu.sinogramShape();
+    const std::vector<int>   pixels = cpu.rorPixels();
+    const std::vector<float> values = test::uniformRandom(pixels.size() * cpu.reconShape().slices, 7);
+    const ViewRange          all{ 0, sino.views };
+    const std::vector<float> onGpu = forwardProjectViews(gpu, values, pixels, all);
+    EXPECT_LT(test::relativeError(onGpu, forwardProjectViews(cpu, values, pixels, all)), 1e-5);
+    const std::size_t lastView = std::size_t(sino.views - 1) * sino.rows * sino.channels;
+    EXPECT_GT(std::accumulate(onGpu.begin() + lastView, onGpu.end(), 0.0), 0.0) << "the last view was projected";
+
+    const std::vector<float> y = test::uniformRandom(sino.size(), 5);
+    EXPECT_LT(
+      test::relativeError(backProjectViews(gpu, y, {}, pixels, all, 1), backProjectViews(cpu, y, {}, pixels, all, 1)),
+      1e-5);
+
+    Backend &          backend = gpu.device(0);
+    DeviceArray<float> device = backend.allocate<float>(sino.size());
+    backend.uploadSinogram(y.data(), sino, device.data());
+    std::vector<float> back(sino.size());
+    backend.downloadSinogram(device.data(), sino, back.data());
+    EXPECT_EQ(back, y);
+  }
+}
+
 TEST_F(CudaBackendTest, MemoryIsReleased)
 {
   const auto gpu = makeCudaBackend(0);

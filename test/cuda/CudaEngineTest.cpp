@@ -449,6 +449,21 @@ TEST(GpuMemory, FailedAllocationSaysWhatAndWhere)
   EXPECT_NO_THROW(gpu->allocate<float>(1000));
 }
 
+// Freed buffers stay in the GPU's pool for the next allocation, and count as free: a plan made after a
+// recon sees the memory the recon gave back.
+TEST(GpuMemory, PooledMemoryCountsAsFree)
+{
+  MBIR_REQUIRE_GPUS(1);
+  const auto        gpu = makeCudaBackend(0);
+  const std::size_t bytes = std::size_t(256) << 20, free = gpu->freeBytes();
+  {
+    const DeviceArray<float> a = gpu->allocate<float>(bytes / sizeof(float));
+    EXPECT_LE(gpu->freeBytes(), free - bytes);
+  }
+  gpu->synchronize();
+  EXPECT_EQ(gpu->freeBytes(), free);
+}
+
 TEST(GpuMemory, TwentyReconsLeaveTheFreeMemoryAsItWas)
 {
   MBIR_REQUIRE_GPUS(1);

@@ -66,8 +66,8 @@ bench() { # LIMIT_S BINARY FILTER [ARGS...]
 bench 60 mbir-benchmark-projectors 'Gpu/(256|512)/' --benchmark_min_time=0.1s
 bench 60 mbir-benchmark-recon 'Gpu/(256|512)'
 if [ "$mode" = full ]; then
-  bench 90 mbir-benchmark-projectors '/(Parallel|Cone)Gpu/1024/' --benchmark_min_time=0.1s
   bench 60 mbir-benchmark-recon 'devices/Gpu/1024/'
+  bench 90 mbir-benchmark-projectors '/(Parallel|Cone)Gpu/1024/' --benchmark_min_time=0.1s
 fi
 grep -hE "^(forward|back|fbp|fdk|filter|recon|devices)/" "$out/benchmarks.txt" | tee -a "$out/summary.txt"
 
