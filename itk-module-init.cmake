@@ -41,6 +41,13 @@ if(MBIR_USE_NCCL AND NOT (MBIR_USE_CUDA AND MBIR_NCCL_FOUND))
                       "set NCCL_ROOT to its install prefix")
 endif()
 
+# MPI (Open MPI from Debian: libopenmpi-dev): one reconstruction across processes and nodes (README "Across nodes").
+find_package(MPI QUIET COMPONENTS C)
+option(MBIR_USE_MPI "Reconstruct across MPI processes (needs MPI)" ${MPI_C_FOUND})
+if(MBIR_USE_MPI AND NOT MPI_C_FOUND)
+  message(FATAL_ERROR "MBIR_USE_MPI=ON needs MPI (Debian: apt-get install libopenmpi-dev openmpi-bin)")
+endif()
+
 find_package(OpenMP COMPONENTS CXX)
 if(OpenMP_CXX_FOUND)
   set(MBIR_USE_OPENMP ON)
@@ -49,7 +56,7 @@ else()
   message(WARNING "OpenMP not found: the CPU engine will use a single core")
 endif()
 message(STATUS "MBIR: CUDA ${MBIR_USE_CUDA} (architectures ${CMAKE_CUDA_ARCHITECTURES}), NCCL ${MBIR_USE_NCCL}, "
-               "OpenMP ${MBIR_USE_OPENMP}")
+               "OpenMP ${MBIR_USE_OPENMP}, MPI ${MBIR_USE_MPI}")
 
 # ctest runs tests side by side: idle OpenMP threads must sleep rather than spin, or they starve the
 # other test processes (a 0.5 s test took 35 s on two cores).

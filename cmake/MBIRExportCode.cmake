@@ -1,11 +1,11 @@
 # What a project that uses the installed module must find before it imports the module's targets: MBIREngine, a
-# static library exported with MBIR, links OpenMP, KissFFT, the CUDA runtime and cuFFT, and NCCL. ITK's module
+# static library exported with MBIR, links OpenMP, KissFFT, the CUDA runtime and cuFFT, NCCL and MPI. ITK's module
 # machinery writes MBIR_EXPORT_CODE_INSTALL (and _BUILD) into the module file (lib/cmake/ITK-x.y/Modules/MBIR.cmake);
 # the plain-CMake install (cmake/MBIRInstall.cmake) writes the same code into its module file. Needs the results of
-# itk-module-init.cmake (MBIR_USE_OPENMP, MBIR_USE_CUDA, MBIR_USE_NCCL).
+# itk-module-init.cmake (MBIR_USE_OPENMP, MBIR_USE_CUDA, MBIR_USE_NCCL, MBIR_USE_MPI).
 
 set(_code "# MBIREngine (a static library among this module's targets) links these; the settings it was built with:\n")
-foreach(_option MBIR_USE_CUDA MBIR_USE_NCCL MBIR_USE_OPENMP MBIR_USE_FFTW)
+foreach(_option MBIR_USE_CUDA MBIR_USE_NCCL MBIR_USE_MPI MBIR_USE_OPENMP MBIR_USE_FFTW)
   if(${_option})
     string(APPEND _code "set(${_option} ON)\n")
   else()
@@ -14,6 +14,9 @@ foreach(_option MBIR_USE_CUDA MBIR_USE_NCCL MBIR_USE_OPENMP MBIR_USE_FFTW)
 endforeach()
 if(MBIR_USE_OPENMP)
   string(APPEND _code "if(NOT TARGET OpenMP::OpenMP_CXX)\n  find_package(OpenMP REQUIRED COMPONENTS CXX)\nendif()\n")
+endif()
+if(MBIR_USE_MPI)
+  string(APPEND _code "if(NOT TARGET MPI::MPI_C)\n  find_package(MPI REQUIRED COMPONENTS C)\nendif()\n")
 endif()
 if(NOT MBIR_USE_FFTW)
   # As src/core/CMakeLists.txt finds it: the shared library first.

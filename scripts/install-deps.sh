@@ -3,9 +3,10 @@
 set -euo pipefail
 
 # libkissfft-dev: the default FFT; libfftw3-dev: MBIR_USE_FFTW=ON and the GPU machine's build-deps/;
-# libcli11-dev: the tools' command lines.
+# libcli11-dev: the tools' command lines; libopenmpi-dev, openmpi-bin: reconstruction across MPI processes.
 packages=(cmake ninja-build g++ ccache libinsighttoolkit5-dev libgtest-dev libbenchmark-dev
-          libkissfft-dev libfftw3-dev nlohmann-json3-dev libcli11-dev python3-numpy python3-dev python3-venv)
+          libkissfft-dev libfftw3-dev nlohmann-json3-dev libcli11-dev libopenmpi-dev openmpi-bin python3-numpy
+          python3-dev python3-venv)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

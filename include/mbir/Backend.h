@@ -84,6 +84,12 @@ public:
   };
   virtual Kind
   kind() const = 0;
+  // A device another process owns (ProcessGroup.h): it holds nothing here and its operations do nothing.
+  virtual bool
+  remote() const
+  {
+    return false;
+  }
   // Host threads a CPU device computes with (0 for a GPU).
   virtual int
   threadCount() const

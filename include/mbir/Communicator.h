@@ -15,7 +15,8 @@ enum class CommunicatorKind
 {
   Host, // through host memory: CPU devices (and, slowly, anything else)
   Peer, // device-to-device copies between GPUs of this process, several shards of one GPU included
-  Nccl  // NCCL, one rank per distinct GPU
+  Nccl, // NCCL, one rank per distinct GPU
+  Mpi   // MPI, one device per process (ProcessGroup.h)
 };
 
 class Communicator
@@ -49,6 +50,14 @@ public:
   allReduceSum(const std::vector<double> & values) = 0;
   virtual void
   barrier() = 0;
+  // A host array that this process's devices filled with their parts (and zeros elsewhere) becomes the whole
+  // array in every process: nothing to do in one process, where every device is this process's.
+  virtual void
+  completeOnHost(float * host, std::size_t count)
+  {
+    (void)host;
+    (void)count;
+  }
 };
 
 // For devices whose memory the host can address (the CPU backend): plain copies and additions.
@@ -89,8 +98,9 @@ private:
   std::vector<Backend *> m_Devices;
 };
 
-// The communicator for these devices: NCCL between distinct GPUs where the engine was built with it,
-// device copies between GPUs otherwise, the host's for CPU devices (or a mix).
+// The communicator for these devices: MPI where some are other processes' (ProcessGroup.h), NCCL between
+// distinct GPUs where the engine was built with it, device copies between GPUs otherwise, the host's for CPU
+// devices (or a mix).
 std::unique_ptr<Communicator>
 makeCommunicator(std::vector<Backend *> devices);
 // A chosen kind; std::invalid_argument when it cannot serve these devices (Peer and Nccl need GPUs,
@@ -98,7 +108,7 @@ makeCommunicator(std::vector<Backend *> devices);
 std::unique_ptr<Communicator>
 makeCommunicator(std::vector<Backend *> devices, CommunicatorKind kind);
 
-// "host", "peer", "nccl".
+// "host", "peer", "nccl", "mpi".
 const char *
 communicatorName(CommunicatorKind kind);
 

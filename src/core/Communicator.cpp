@@ -3,6 +3,7 @@
 #include "mbir/Backend.h"
 #include "mbir/Config.h"
 
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <set>
@@ -42,6 +43,11 @@ std::unique_ptr<Communicator>
 makeGpuCommunicator(std::vector<Backend *> devices, CommunicatorKind kind);
 } // namespace detail
 #endif
+namespace detail {
+// src/core/ProcessGroup.cpp: MPI, one device per process.
+std::unique_ptr<Communicator>
+makeMpiCommunicator(std::vector<Backend *> devices);
+} // namespace detail
 
 const char *
 communicatorName(CommunicatorKind kind)
@@ -54,6 +60,8 @@ communicatorName(CommunicatorKind kind)
       return "peer";
     case CommunicatorKind::Nccl:
       return "nccl";
+    case CommunicatorKind::Mpi:
+      return "mpi";
   }
   return "?";
 }
@@ -61,6 +69,10 @@ communicatorName(CommunicatorKind kind)
 std::unique_ptr<Communicator>
 makeCommunicator(std::vector<Backend *> devices)
 {
+  if (std::any_of(devices.begin(), devices.end(), [](const Backend * d) { return d->remote(); }))
+  {
+    return detail::makeMpiCommunicator(std::move(devices));
+  }
   std::set<int> gpus;
   if (firstNonGpu(devices, gpus))
   {
@@ -78,6 +90,10 @@ makeCommunicator(std::vector<Backend *> devices, CommunicatorKind kind)
   if (kind == CommunicatorKind::Host)
   {
     return std::make_unique<HostCommunicator>(std::move(devices));
+  }
+  if (kind == CommunicatorKind::Mpi)
+  {
+    return detail::makeMpiCommunicator(std::move(devices));
   }
   std::set<int> gpus;
   if (const Backend * other = firstNonGpu(devices, gpus))

@@ -150,6 +150,7 @@ DeviceSinogram::download() const
         shard(d), SinogramShape{ valid, m_Shape.rows, m_Shape.channels }, host.data() + m_Views.first(d) * viewSize);
     }
   }
+  group().communicator().completeOnHost(host.data(), host.size());
   return host;
 }
 
@@ -171,6 +172,7 @@ DeviceSinogram::downloadViews(const std::vector<int> & views) const
                                        SinogramShape{ 1, m_Shape.rows, m_Shape.channels },
                                        host.data() + i * viewSize);
   }
+  group().communicator().completeOnHost(host.data(), host.size());
   return host;
 }
 
@@ -260,6 +262,7 @@ DeviceVolume::copyRowsToHost(int first, int count, float * host) const
     group().device(0).copyToHost(shard(0) + offset, host, pixels * m_Shape.slices * sizeof(float));
     return;
   }
+  std::fill_n(host, pixels * m_Shape.slices, 0.0f); // other processes' slices: zeros until completeOnHost
   const int          per = m_Slices.perDevice;
   std::vector<float> staging(pixels * per);
   for (int d = 0; d < group().size(); ++d)
@@ -271,6 +274,7 @@ DeviceVolume::copyRowsToHost(int first, int count, float * host) const
       std::copy_n(staging.begin() + p * per, valid, host + p * m_Shape.slices + firstSlice);
     }
   }
+  group().communicator().completeOnHost(host, pixels * m_Shape.slices);
 }
 
 } // namespace mbir

@@ -1,5 +1,8 @@
 #include "mbir/Devices.h"
 
+#include "mbir/Communicator.h"
+#include "mbir/ProcessGroup.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
@@ -23,7 +26,30 @@ struct Registry
   bool                                  gpusProbed = false;
   std::vector<std::shared_ptr<Backend>> gpus;
   std::vector<std::shared_ptr<Backend>> cpus;
+  std::vector<std::shared_ptr<Backend>> ranks[2]; // under MPI: one device per rank, [0] CPU, [1] GPU
 };
+
+// Under MPI with several processes: device r is rank r's, this rank's its own (its node's GPU localRank modulo
+// the GPUs there, or a CPU device with its share of the node's cores), the others stand-ins.
+std::vector<std::shared_ptr<Backend>> &
+rankDevices(Registry & r, bool gpu)
+{
+  std::vector<std::shared_ptr<Backend>> & devices = r.ranks[gpu ? 1 : 0];
+  if (devices.empty())
+  {
+    const ProcessGroup & world = processGroup();
+    for (int rank = 0; rank < world.size; ++rank)
+    {
+      if (rank != world.rank)
+        devices.push_back(makeRemoteDevice(gpu ? Backend::Kind::Gpu : Backend::Kind::Cpu, rank));
+      else if (gpu)
+        devices.push_back(r.gpus[world.localRank % r.gpus.size()]);
+      else
+        devices.push_back(makeCpuBackend(std::max(1, defaultCpuThreads() / world.localSize)));
+    }
+  }
+  return devices;
+}
 
 Registry &
 registry()
@@ -106,8 +132,12 @@ availableDevices(UseGpu policy)
     }
     if (!r.gpus.empty())
     {
-      return r.gpus;
+      return processGroup().size > 1 ? rankDevices(r, true) : r.gpus;
     }
+  }
+  if (processGroup().size > 1)
+  {
+    return rankDevices(r, false);
   }
   const int wanted = cpuDeviceCount();
   while (static_cast<int>(r.cpus.size()) < wanted)
@@ -164,6 +194,16 @@ DeviceSelection::resolve(int views, int slices) const
     return m_Devices;
   }
   const std::vector<std::shared_ptr<Backend>> all = availableDevices(m_UseGpu);
+  if (processGroup().size > 1)
+  {
+    if (m_Kind != Kind::Automatic && !(m_Kind == Kind::Count && m_Count == processGroup().size))
+    {
+      throw std::invalid_argument("device selection: under MPI each of the " + std::to_string(processGroup().size) +
+                                  " ranks computes on its own device and all take part; leave the choice automatic, "
+                                  "or start fewer ranks");
+    }
+    return all;
+  }
   const std::string available = std::to_string(all.size()) + " available (" + std::to_string(all.size()) + " x " +
                                 kindName(all.front()->kind()) + ")";
   switch (m_Kind)
@@ -287,7 +327,15 @@ DeviceGroup::summary() const
   std::ostringstream text;
   const Backend &    first = *m_Devices.front();
   text << size() << " x " << kindName(first.kind());
-  if (size() > 1)
+  if (m_Communicator->kind() == CommunicatorKind::Mpi)
+  {
+    const ProcessGroup & world = processGroup();
+    text << " (MPI, " << world.size << " ranks";
+    if (world.nodes > 1)
+      text << ", " << world.nodes << " nodes";
+    text << ")";
+  }
+  else if (size() > 1)
   {
     text << " (sharded";
     if (first.kind() == Backend::Kind::Cpu)

@@ -308,12 +308,12 @@ public:
     const DeviceGroup & group = image.group();
     const ShardLayout & slices = image.slices();
     const std::size_t   pixels = image.shape().numPixels();
-    double              absSum = 0.0;
+    std::vector<double> absSums(group.size());
     for (int d = 0; d < group.size(); ++d)
     {
-      absSum += group.device(d).sumAbs(image.shard(d), image.shardShape().size()); // the padding is zero
+      absSums[d] = group.device(d).sumAbs(image.shard(d), image.shardShape().size()); // the padding is zero
     }
-    m_MeanAbs = absSum / double(image.shape().size());
+    m_MeanAbs = group.communicator().allReduceSum(absSums) / double(image.shape().size());
     if (group.size() == 1)
     {
       return; // the kernel wraps within the one shard
@@ -347,22 +347,23 @@ public:
     const DeviceGroup & group = m_Image.group();
     const ShardLayout & slices = m_Image.slices();
     // min(floor, max) is the floor unless no voxel reaches it (count 0 below): only then is the max needed.
-    const double floor = 0.05 * m_MeanAbs + noiseFloor;
-    double       sum = 0.0, count = 0.0;
+    const double        floor = 0.05 * m_MeanAbs + noiseFloor;
+    std::vector<double> sums(group.size()), counts(group.size());
     for (int d = 0; d < group.size(); ++d)
     {
       if (slices.valid(d) > 0)
       {
-        const Backend::WeightedProducts sums =
+        const Backend::WeightedProducts local =
           group.device(d).localDeviationSums(m_Image.shard(d),
                                              m_Image.shardShape(),
                                              slices.valid(d),
                                              m_Previous.empty() ? nullptr : m_Previous[d].data(),
                                              floor);
-        sum += sums.ab;
-        count += sums.bb;
+        sums[d] = local.ab;
+        counts[d] = local.bb;
       }
     }
+    const double sum = group.communicator().allReduceSum(sums), count = group.communicator().allReduceSum(counts);
     if (count == 0.0)
     {
       // Every voxel lies below the floor (e.g. a negative image), so the threshold is the maximum: a rare
