@@ -13,6 +13,7 @@
 #include "itkMBIRGeometry.h"
 #include "mbir/Devices.h"
 #include "mbir/Metrics.h"
+#include "mbir/ProcessGroup.h"
 
 #include <unistd.h>
 
@@ -346,11 +347,16 @@ readImage(const std::string & option, const std::string & path, bool fields = fa
   return reader->GetOutput();
 }
 
-// Writes any image type in the format that `path`'s extension names.
+// Writes any image type in the format that `path`'s extension names; under MPI rank 0 writes it (every rank holds
+// the whole result).
 template<typename TImage>
 void
 writeImage(const std::string & option, const std::string & path, const TImage * image)
 {
+  if (mbir::processGroup().rank != 0)
+  {
+    return;
+  }
   const std::string what = option + " '" + path + "'";
   if (itk::ImageIOFactory::CreateImageIO(path.c_str(), itk::ImageIOFactory::IOFileModeEnum::WriteMode).IsNull())
   {
@@ -414,10 +420,23 @@ nrmse(const ImageType *   image,
 }
 
 // Runs a tool's body and turns its errors into a message on standard error and an exit status: 2 for a
-// command-line mistake, 1 for anything else. ITK's messages are shortened to their description.
+// command-line mistake, 1 for anything else. ITK's messages are shortened to their description. Under an MPI
+// launcher (mpirun -np N, srun) the N processes run one reconstruction: rank 0 prints and writes, and an error in
+// any rank ends them all (MPI_Abort) rather than leave the others waiting in a collective.
 inline int
 run(const std::string & tool, const std::function<void()> & body)
 {
+  const mbir::ProcessGroup & world = mbir::processGroup();
+  static std::ofstream       quiet; // not open: what other ranks print goes nowhere
+  if (world.rank != 0)
+  {
+    std::cout.rdbuf(quiet.rdbuf());
+  }
+  const std::string who = world.size > 1 ? tool + " (rank " + std::to_string(world.rank) + ")" : tool;
+  auto              fail = [&](int status) {
+    mbir::abortProcessGroup(status);
+    return status;
+  };
   try
   {
     body();
@@ -425,18 +444,18 @@ run(const std::string & tool, const std::function<void()> & body)
   }
   catch (const UsageError & e)
   {
-    std::cerr << tool << ": " << e.what() << " (see " << tool << " --help)\n";
-    return 2;
+    std::cerr << who << ": " << e.what() << " (see " << tool << " --help)\n";
+    return fail(2);
   }
   catch (const itk::ExceptionObject & e)
   {
-    std::cerr << tool << ": " << description(e) << "\n";
-    return 1;
+    std::cerr << who << ": " << description(e) << "\n";
+    return fail(1);
   }
   catch (const std::exception & e)
   {
-    std::cerr << tool << ": " << e.what() << "\n";
-    return 1;
+    std::cerr << who << ": " << e.what() << "\n";
+    return fail(1);
   }
 }
 

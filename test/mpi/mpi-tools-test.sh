@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# `mpirun -np N mbir-recon`: one reconstruction across N processes gives what one process gives, prints its log
+# once and names the ranks; and a rank killed with SIGKILL mid-solve ends the whole job with a message and a
+# non-zero status within 60 s, leaving no output file.
+#   mpi-tools-test.sh MPIEXEC TOOLS_DIR WORK_DIR
+set -euo pipefail
+mpiexec=$1 tools=$2 work=$3
+# As root (CI), Open MPI wants both ALLOW variables; ranks share the cores with each other and with other tests, so
+# they wait without spinning.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1 OMP_WAIT_POLICY=PASSIVE
+export MBIR_NUM_THREADS=1
+fail() {
+  echo "FAILED: $*"
+  exit 1
+}
+rm -rf "$work" && mkdir -p "$work" && cd "$work"
+
+# Prime view and slice counts, so that the shards are uneven and padded.
+"$tools/mbir-geometry" --type cone --views 37 --rows 19 --channels 40 --output cone.json
+"$tools/mbir-phantom" --geometry cone.json --output phantom.nrrd > /dev/null
+"$tools/mbir-project" --geometry cone.json --input phantom.nrrd --snr-db 30 --output sinogram.nrrd > /dev/null
+"$tools/mbir-recon" --geometry cone.json --input sinogram.nrrd --max-iterations 4 --output one.nrrd > one.log
+for n in 2 3; do
+  "$mpiexec" -np $n --oversubscribe "$tools/mbir-recon" --geometry cone.json --input sinogram.nrrd --max-iterations 4 \
+    --verbose --output ranks$n.nrrd --reference one.nrrd > ranks$n.log 2>&1 || { cat ranks$n.log; fail "np $n"; }
+  cat ranks$n.log
+  grep -q "on $n x CPU (MPI, $n ranks)" ranks$n.log || fail "np $n: no '$n x CPU (MPI, $n ranks)' in the summary"
+  [ "$(grep -c '^MBIR: ' ranks$n.log)" = 1 ] || fail "np $n: the result line was printed more than once"
+  [ "$(grep -c '^Iteration 1/' ranks$n.log)" = 1 ] || fail "np $n: the log was printed more than once"
+  nrmse=$(sed -n 's/^MBIR: .*NRMSE \([0-9.e+-]*\) against.*/\1/p' ranks$n.log)
+  awk -v e="$nrmse" 'BEGIN { exit !(e != "" && e < 1e-4) }' || fail "np $n: NRMSE '$nrmse' against one process"
+  echo "np $n: NRMSE $nrmse against the one-process recon"
+done
+
+# A long recon (no early stop) on 2 ranks; rank 1 is killed once both compute.
+"$tools/mbir-geometry" --type parallel --views 192 --rows 48 --channels 192 --output long.json > /dev/null
+"$tools/mbir-phantom" --geometry long.json --output long-phantom.nrrd > /dev/null
+"$tools/mbir-project" --geometry long.json --input long-phantom.nrrd --output long-sinogram.nrrd > /dev/null
+"$mpiexec" -np 2 --oversubscribe "$tools/mbir-recon" --geometry long.json --input long-sinogram.nrrd \
+  --max-iterations 200 --stop-threshold 0 --verbose --output killed.nrrd > killed.log 2>&1 &
+launcher=$!
+for _ in $(seq 120); do
+  grep -q '^Iteration 1/' killed.log && break
+  sleep 0.5
+done
+grep -q '^Iteration 1/' killed.log || { cat killed.log; fail "the long recon did not start iterating"; }
+ranks=($(pgrep -P "$launcher" -f mbir-recon || true))
+[ "${#ranks[@]}" = 2 ] || fail "expected 2 rank processes under mpirun, found '${ranks[*]}'"
+killed=$SECONDS
+kill -KILL "${ranks[1]}"
+status=0
+wait "$launcher" || status=$?
+elapsed=$((SECONDS - killed))
+cat killed.log
+echo "after SIGKILL of one rank: mpirun ended in $elapsed s with status $status"
+[ "$status" != 0 ] || fail "the job reported success"
+[ "$elapsed" -le 60 ] || fail "the job took $elapsed s to end"
+[ ! -e killed.nrrd ] || fail "an output file was left"
+grep -qi "signal 9\|killed" killed.log || fail "no message names the killed rank"
+echo "PASSED"
