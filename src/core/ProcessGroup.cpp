@@ -182,11 +182,12 @@ private:
 
 #if MBIR_USE_MPI
 
-// Launched by an MPI launcher with more than one process: Open MPI, MPICH / Hydra and Slurm's PMI set these.
+// Launched by an MPI launcher with more than one process: Open MPI's mpirun, MPICH / Hydra (PMI) and Slurm's srun
+// set these. MPI itself then says how many processes there are (one, when started outside a launcher's job step).
 int
 launcherSize()
 {
-  for (const char * name : { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS" })
+  for (const char * name : { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS" })
   {
     if (const char * text = std::getenv(name))
     {
