@@ -3,9 +3,14 @@
 // GPU benchmarks are registered only where a GPU is present.
 //   build/bin/mbir-benchmark-recon [--benchmark_filter=Cpu/128]   [--benchmark_filter=devices]
 // (GPU: recon/Gpu/256 and /512; devices/Gpu/1024/1 is the 1024-class seconds per VCD iteration.)
+// The device benchmarks count the bytes each device sends per iteration (bytes_per_iteration: the collectives as a
+// ring moves them, (N-1)/N of a reduce-scatter's or all-gather's data, plus halos and broadcasts). Under MPI,
+// `mpirun -np N mbir-benchmark-recon --benchmark_filter=ranks` runs ranks/Cpu/S/N: one device per rank.
 // Problem: parallel beam, N views x N rows x N channels (recon N x N x N), Shepp-Logan phantom.
 
+#include "mbir/Communicator.h"
 #include "mbir/Phantom.h"
+#include "mbir/ProcessGroup.h"
 #include "mbir/Reconstructor.h"
 
 #include <benchmark/benchmark.h>
@@ -13,6 +18,8 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iostream>
 #include <cmath>
 #include <string>
 
@@ -43,10 +50,86 @@ scan(int n)
   return ParallelBeamGeometry(SinogramShape{ n, n, n }, angles);
 }
 
+// Passes every call on and adds up the bytes one device sends.
+class ByteCountingCommunicator final : public Communicator
+{
+public:
+  ByteCountingCommunicator(std::unique_ptr<Communicator> inner, int devices, double * bytes)
+    : m_Inner(std::move(inner))
+    , m_Devices(devices)
+    , m_Bytes(bytes)
+  {}
+  CommunicatorKind
+  kind() const override
+  {
+    return m_Inner->kind();
+  }
+  void
+  reduceScatter(const std::vector<const float *> & send,
+                const std::vector<float *> &       receive,
+                std::size_t                        count) override
+  {
+    *m_Bytes += 4.0 * count * (m_Devices - 1);
+    m_Inner->reduceScatter(send, receive, count);
+  }
+  void
+  allGather(const std::vector<const float *> & send, const std::vector<float *> & receive, std::size_t count) override
+  {
+    *m_Bytes += 4.0 * count * (m_Devices - 1);
+    m_Inner->allGather(send, receive, count);
+  }
+  void
+  copy(int from, const float * src, int to, float * dst, std::size_t count) override
+  {
+    *m_Bytes += 4.0 * count / m_Devices; // one device's share of the halo traffic
+    m_Inner->copy(from, src, to, dst, count);
+  }
+  void
+  broadcast(int root, const std::vector<float *> & buffers, std::size_t count) override
+  {
+    *m_Bytes += 4.0 * count * (m_Devices - 1) / m_Devices;
+    m_Inner->broadcast(root, buffers, count);
+  }
+  double
+  allReduceSum(const std::vector<double> & values) override
+  {
+    *m_Bytes += 8.0 * (m_Devices - 1) / m_Devices;
+    return m_Inner->allReduceSum(values);
+  }
+  void
+  barrier() override
+  {
+    m_Inner->barrier();
+  }
+  void
+  completeOnHost(float * host, std::size_t count) override
+  {
+    m_Inner->completeOnHost(host, count);
+  }
+
+private:
+  std::unique_ptr<Communicator> m_Inner;
+  int                           m_Devices;
+  double *                      m_Bytes;
+};
+
+// The devices joined by their usual communicator, counting the bytes one device sends into *bytes.
+std::shared_ptr<const DeviceGroup>
+countingGroup(const std::vector<std::shared_ptr<Backend>> & devices, double * bytes)
+{
+  const int n = static_cast<int>(devices.size());
+  return std::make_shared<const DeviceGroup>(devices, [n, bytes](std::vector<Backend *> raw) {
+    return std::make_unique<ByteCountingCommunicator>(makeCommunicator(std::move(raw)), n, bytes);
+  });
+}
+
 // Runs the recon once per benchmark iteration; seconds per VCD iteration, the largest peak bytes of one
 // device, and the device summary as label.
 void
-run(benchmark::State & state, const Reconstructor & reconstructor, const std::vector<std::shared_ptr<Backend>> & group)
+run(benchmark::State &                            state,
+    const Reconstructor &                         reconstructor,
+    const std::vector<std::shared_ptr<Backend>> & group,
+    const double *                                bytes = nullptr)
 {
   const std::vector<float> sino =
     reconstructor.forwardProject(sheppLoganLowDynamicRange(reconstructor.projector().reconShape()));
@@ -69,6 +152,10 @@ run(benchmark::State & state, const Reconstructor & reconstructor, const std::ve
   state.counters["seconds_per_iteration"] = iterationSeconds / iterations;
   state.counters["device_peak_MiB"] = double(peak) / (1 << 20);
   state.counters["process_peak_RSS_MiB"] = double(usage.ru_maxrss) / 1024.0;
+  if (bytes)
+  {
+    state.counters["bytes_per_iteration"] = *bytes / iterations;
+  }
   state.SetLabel(reconstructor.deviceSummary());
 }
 
@@ -93,9 +180,24 @@ devices(benchmark::State & state, MakeDevice make)
   ReconParams params;
   params.verbose = 0;
   params.maxIterations = 3;
-  const Reconstructor reconstructor(
-    scan(static_cast<int>(state.range(0))), std::make_shared<const DeviceGroup>(group), params);
-  run(state, reconstructor, group);
+  double              bytes = 0.0;
+  const Reconstructor reconstructor(scan(static_cast<int>(state.range(0))), countingGroup(group, &bytes), params);
+  bytes = 0.0; // what the recon sends, not the set-up
+  run(state, reconstructor, group, &bytes);
+}
+
+// The same over the MPI ranks (one device each), under mpirun.
+void
+ranks(benchmark::State & state)
+{
+  const std::vector<std::shared_ptr<Backend>> group = availableDevices(UseGpu::None);
+  ReconParams                                 params;
+  params.verbose = 0;
+  params.maxIterations = 3;
+  double              bytes = 0.0;
+  const Reconstructor reconstructor(scan(static_cast<int>(state.range(0))), countingGroup(group, &bytes), params);
+  bytes = 0.0;
+  run(state, reconstructor, group, &bytes);
 }
 
 // The whole recon at `reconSizes`, the first VCD iterations on 1, 2, 4, ... maxDevices at `iterationSizes`.
@@ -133,6 +235,20 @@ int
 main(int argc, char ** argv)
 {
   registerAll("Cpu", cpu, { 64, 128, 256 }, { 128, 256 }, 4);
+  const ProcessGroup & world = processGroup();
+  for (const int n : { 128, 256 })
+  {
+    benchmark::RegisterBenchmark("ranks/Cpu", ranks)
+      ->Args({ n, world.size })
+      ->Iterations(1)
+      ->Unit(benchmark::kSecond)
+      ->UseRealTime();
+  }
+  static std::ofstream quiet; // under MPI rank 0 reports
+  if (world.rank != 0)
+  {
+    std::cout.rdbuf(quiet.rdbuf());
+  }
   if (const int gpus = cudaDeviceCount(); gpus > 0)
   {
     registerAll("Gpu", gpu, { 256, 512 }, { 256, 512, 1024 }, gpus);
