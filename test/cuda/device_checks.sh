@@ -9,7 +9,7 @@
 # quick (default): tests and the 256/512 benchmarks; full: also the 1024-class ones (parallel and cone
 # projections, seconds per VCD iteration). BUDGET_S (default 420): a step that cannot finish inside what
 # is left of it is skipped and says so, so the lease's minutes go to what matters first and the logs come
-# back. At most 7 files go to $OUT (the device tool returns 8).
+# back. At most 8 files go to $OUT (the device tool returns 8).
 # NCCL is used when the CUDA toolkit has it (the configure line in summary.txt says).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -37,7 +37,7 @@ gtest() {
 }
 
 step "machine"
-{ nvidia-smi; nvcc --version; cmake --version | head -1; nproc; which compute-sanitizer; } > "$out/machine.txt" 2>&1
+{ nvidia-smi; nvcc --version; cmake --version | head -1; nproc; which compute-sanitizer mpirun mpiexec; } > "$out/machine.txt" 2>&1
 
 step "configure"
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DMBIR_BUILD_ITK=OFF -DMBIR_USE_CUDA=ON \
@@ -52,6 +52,12 @@ cmake --build build-gpu -j "$(nproc)" >> "$out/build.log" 2>&1 || { step "build 
 gtest cuda-tests 120 build-gpu/bin/MBIRCudaTests
 gtest engine-tests 100 build-gpu/bin/MBIREngineTests \
   --gtest_filter='Geometries/DeviceCount*:MultiDevice*:DeviceData*:Progress*:MemoryPlan*:Communicators*:DevicePolicy*'
+# Two MPI ranks on the GPU (one GPU each: here the same one), where the machine has MPI.
+if [ -x build-gpu/bin/MBIRMpiTests ] && command -v mpirun > /dev/null; then
+  gtest mpi-tests 90 mpirun --allow-run-as-root --oversubscribe -np 2 build-gpu/bin/MBIRMpiTests
+else
+  step "mpi-tests SKIPPED (no MPI on this machine: $(command -v mpirun || echo 'no mpirun'))"
+fi
 
 # Each benchmark run has its own time limit, so that a slow one cannot take the others' results with it.
 bench() { # LIMIT_S BINARY FILTER [ARGS...]

@@ -1,7 +1,8 @@
 // One reconstruction across MPI processes (run by ctest under mpirun with 1 to 4 ranks): the communicator
 // contract on the MPI device group, and every geometry's projections, direct recon, MBIR and denoiser across the
 // ranks equal to what one device in one process computes (each rank computes that reference itself), with prime
-// view and slice counts and padding. Only rank 0 prints the gtest report; any rank's failure fails the run.
+// view and slice counts and padding; on GPUs where the machine has them. Only rank 0 prints the gtest report; any
+// rank's failure fails the run.
 
 #include "CommunicatorContract.h"
 #include "MBIRTestSupport.h"
@@ -21,11 +22,12 @@ using namespace mbir;
 
 namespace {
 
-// The automatic choice: one device per rank under MPI, one CPU device otherwise.
+// The automatic choice: one device per rank under MPI (a GPU where the node has one: then the ranks' blocks go
+// through host memory), one device otherwise.
 std::shared_ptr<const DeviceGroup>
 everyRank()
 {
-  return std::make_shared<const DeviceGroup>(availableDevices(UseGpu::None));
+  return std::make_shared<const DeviceGroup>(availableDevices(UseGpu::Automatic));
 }
 
 class AcrossRanks : public ::testing::TestWithParam<test::NamedGeometry>
@@ -46,7 +48,8 @@ TEST(MpiGroup, OneDevicePerRankJoinedByMpi)
   if (world.size > 1)
   {
     EXPECT_EQ(group->communicator().kind(), CommunicatorKind::Mpi);
-    EXPECT_EQ(group->summary(), std::to_string(world.size) + " x CPU (MPI, " + std::to_string(world.size) + " ranks)");
+    const std::string kind = group->device(world.rank).kind() == Backend::Kind::Gpu ? " x GPU" : " x CPU";
+    EXPECT_EQ(group->summary(), std::to_string(world.size) + kind + " (MPI, " + std::to_string(world.size) + " ranks)");
   }
 }
 
