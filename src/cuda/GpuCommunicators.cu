@@ -2,7 +2,8 @@
 // (cudaMemcpyPeer; the driver stages through the host where two GPUs cannot reach each other), so several
 // shards of one GPU work too, which is how multi-shard GPU code is tested on a single GPU.
 // NcclCommunicator runs NCCL with one rank per distinct GPU. Both issue their work on each device's
-// legacy default stream, where the backend's kernels run, so it is ordered with them without waiting.
+// legacy default stream, where the backend's kernels run, so it is ordered with them without waiting. The NCCL
+// communicators of a list of GPUs are made once per process and shared (ncclRanksOf).
 
 #include "mbir/Backend.h"
 #include "mbir/Communicator.h"
@@ -13,9 +14,13 @@
 #  include <nccl.h>
 #endif
 
+#include <map>
+#include <memory>
+#include <mutex>
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace mbir {
 namespace {
@@ -165,6 +170,46 @@ checkNccl(ncclResult_t status, const char * what)
   }
 }
 
+// The NCCL communicators of one list of GPUs, one rank each.
+struct NcclRanks
+{
+  explicit NcclRanks(std::vector<int> gpus)
+    : comms(gpus.size())
+  {
+    checkNccl(ncclCommInitAll(comms.data(), static_cast<int>(gpus.size()), gpus.data()), "ncclCommInitAll");
+  }
+  ~NcclRanks()
+  {
+    for (ncclComm_t comm : comms)
+    {
+      ncclCommDestroy(comm);
+    }
+  }
+  NcclRanks(const NcclRanks &) = delete;
+  NcclRanks &
+  operator=(const NcclRanks &) = delete;
+
+  std::vector<ncclComm_t> comms;
+  std::mutex              use; // one grouped call at a time: every rank then sees the calls in the same order
+};
+
+// Made once per list of GPUs and process (ncclCommInitAll takes up to seconds, and every filter Update builds a
+// device group) and shared by every communicator of those GPUs; destroyed at exit, before the CUDA runtime goes
+// (this cache is made after it).
+std::shared_ptr<NcclRanks>
+ncclRanksOf(const std::vector<int> & gpus)
+{
+  static std::mutex                                             mutex;
+  static std::map<std::vector<int>, std::shared_ptr<NcclRanks>> cache;
+  const std::lock_guard<std::mutex>                             lock(mutex);
+  std::shared_ptr<NcclRanks> &                                  ranks = cache[gpus];
+  if (!ranks)
+  {
+    ranks = std::make_shared<NcclRanks>(gpus);
+  }
+  return ranks;
+}
+
 // One rank per GPU, all driven from this thread through grouped calls: every collective and copy goes
 // through NCCL.
 class NcclCommunicator final : public GpuCommunicator
@@ -172,20 +217,9 @@ class NcclCommunicator final : public GpuCommunicator
 public:
   explicit NcclCommunicator(std::vector<Backend *> devices)
     : GpuCommunicator(std::move(devices))
-    , m_Comms(m_Gpus.size())
-  {
-    checkNccl(ncclCommInitAll(m_Comms.data(), static_cast<int>(m_Gpus.size()), m_Gpus.data()), "ncclCommInitAll");
-  }
-  ~NcclCommunicator() override
-  {
-    for (ncclComm_t comm : m_Comms)
-    {
-      ncclCommDestroy(comm);
-    }
-  }
-  NcclCommunicator(const NcclCommunicator &) = delete;
-  NcclCommunicator &
-  operator=(const NcclCommunicator &) = delete;
+    , m_Ranks(ncclRanksOf(m_Gpus))
+    , m_Comms(m_Ranks->comms)
+  {}
 
   CommunicatorKind
   kind() const override
@@ -205,6 +239,7 @@ public:
       GpuCommunicator::copy(from, src, to, dst, count);
       return;
     }
+    const std::lock_guard<std::mutex> lock(m_Ranks->use);
     checkNccl(ncclGroupStart(), "ncclGroupStart");
     checkNccl(ncclSend(src, count, ncclFloat, to, m_Comms[from], cudaStreamLegacy), "ncclSend");
     checkNccl(ncclRecv(dst, count, ncclFloat, from, m_Comms[to], cudaStreamLegacy), "ncclRecv");
@@ -214,6 +249,7 @@ public:
   void
   broadcast(int root, const std::vector<float *> & buffers, std::size_t count) override
   {
+    const std::lock_guard<std::mutex> lock(m_Ranks->use);
     checkNccl(ncclGroupStart(), "ncclGroupStart");
     for (std::size_t d = 0; d < buffers.size(); ++d)
     {
@@ -228,6 +264,7 @@ public:
                 const std::vector<float *> &       receive,
                 std::size_t                        count) override
   {
+    const std::lock_guard<std::mutex> lock(m_Ranks->use);
     checkNccl(ncclGroupStart(), "ncclGroupStart");
     for (std::size_t d = 0; d < send.size(); ++d)
     {
@@ -240,6 +277,7 @@ public:
   void
   allGather(const std::vector<const float *> & send, const std::vector<float *> & receive, std::size_t count) override
   {
+    const std::lock_guard<std::mutex> lock(m_Ranks->use);
     checkNccl(ncclGroupStart(), "ncclGroupStart");
     for (std::size_t d = 0; d < send.size(); ++d)
     {
@@ -249,7 +287,8 @@ public:
   }
 
 private:
-  std::vector<ncclComm_t> m_Comms;
+  std::shared_ptr<NcclRanks>      m_Ranks;
+  const std::vector<ncclComm_t> & m_Comms;
 };
 #endif
 
