@@ -9,10 +9,12 @@
 // the other option's value) has no default in the XML; booleans are bare flags.
 
 #include <CLI/CLI.hpp>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <deque>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <sstream>
@@ -39,6 +41,11 @@ double
 parseNumber(const std::string & option, const std::string & text, double low, double high);
 long
 parseInteger(const std::string & option, const std::string & text, long low, long high);
+
+// An output file's folder exists and is writable and the name is not a folder; std::runtime_error naming the
+// option and what to do otherwise.
+inline void
+checkOutputPath(const std::string & option, const std::string & path);
 
 // Where a file parameter's data go, in Slicer's terms.
 enum class Channel
@@ -234,8 +241,8 @@ public:
     return o;
   }
 
-  // Sets the declared variables, in the order given. --help prints the help, --xml the Slicer module
-  // description; both exit 0.
+  // Sets the declared variables, in the order given, and checks that every output file can be written
+  // (checkOutputPath). --help prints the help, --xml the Slicer module description; both exit 0.
   void
   parse(int argc, char ** argv);
 
@@ -476,6 +483,27 @@ CommandLine::parse(int argc, char ** argv)
     if (o.m_Required && o.m_Values.empty())
       throw UsageError("missing " + o.m_Name + " " + o.m_Metavar);
   }
+  // Before any work: an output that could not be written would waste it.
+  for (const Option & o : m_Options)
+  {
+    if (o.m_Channel == Channel::Output && (o.m_Tag == "image" || o.m_Tag == "file") && !o.m_Values.empty())
+      checkOutputPath(o.m_Name, o.m_Values.back());
+  }
+}
+
+inline void
+checkOutputPath(const std::string & option, const std::string & path)
+{
+  namespace fs = std::filesystem;
+  const std::string what = option + " '" + path + "'";
+  const fs::path    folder = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
+  std::error_code   error;
+  if (fs::is_directory(path, error))
+    throw std::runtime_error(what + " is a folder; give a file name in it");
+  if (!fs::is_directory(folder, error))
+    throw std::runtime_error(what + ": the folder '" + folder.string() + "' does not exist; create it first");
+  if (::access(folder.c_str(), W_OK) != 0)
+    throw std::runtime_error(what + ": the folder '" + folder.string() + "' is not writable");
 }
 
 inline bool

@@ -347,8 +347,28 @@ readImage(const std::string & option, const std::string & path, bool fields = fa
   return reader->GetOutput();
 }
 
-// Writes any image type in the format that `path`'s extension names; under MPI rank 0 writes it (every rank holds
-// the whole result).
+// Where an image is first written: beside `path` under a name of this process with the same extension, so that a
+// crash or a full disk never leaves a truncated file under the real name; `path` itself for formats whose header
+// names a separate data file (.mhd, .nhdr, .hdr), which a rename would break.
+inline std::string
+partialPath(const std::string & path)
+{
+  namespace fs = std::filesystem;
+  const fs::path    p(path);
+  const std::string name = p.filename().string();
+  for (const char * detached : { ".mhd", ".nhdr", ".hdr" })
+  {
+    if (p.extension() == detached)
+      return path;
+  }
+  const std::size_t dot = name.find('.', 1); // x.nii.gz keeps .nii.gz
+  const std::string stem = dot == std::string::npos ? name : name.substr(0, dot);
+  const std::string extension = dot == std::string::npos ? "" : name.substr(dot);
+  return (p.parent_path() / ("." + stem + ".partial-" + std::to_string(::getpid()) + extension)).string();
+}
+
+// Writes any image type in the format that `path`'s extension names, through partialPath and a rename; under MPI
+// rank 0 writes it (every rank holds the whole result).
 template<typename TImage>
 void
 writeImage(const std::string & option, const std::string & path, const TImage * image)
@@ -362,8 +382,9 @@ writeImage(const std::string & option, const std::string & path, const TImage * 
   {
     throw std::runtime_error(what + ": no ITK image format for this file name (use e.g. .nrrd, .mha, .tif)");
   }
-  auto writer = itk::ImageFileWriter<TImage>::New();
-  writer->SetFileName(path);
+  const std::string partial = partialPath(path);
+  auto              writer = itk::ImageFileWriter<TImage>::New();
+  writer->SetFileName(partial);
   writer->SetInput(image);
   try
   {
@@ -371,7 +392,16 @@ writeImage(const std::string & option, const std::string & path, const TImage * 
   }
   catch (const itk::ExceptionObject & e)
   {
+    std::error_code ignored;
+    std::filesystem::remove(partial, ignored);
     throw std::runtime_error(what + ": cannot write the image: " + description(e));
+  }
+  std::error_code error;
+  std::filesystem::rename(partial, path, error);
+  if (error)
+  {
+    std::filesystem::remove(partial, error);
+    throw std::runtime_error(what + ": cannot move the written image into place: " + error.message());
   }
 }
 
