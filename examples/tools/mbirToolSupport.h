@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -227,10 +228,22 @@ private:
   mbir::UseGpu m_UseGpu = mbir::UseGpu::Automatic;
 };
 
+// SIGINT or SIGTERM, once received (run() installs the handler): the filter being updated stops at its next
+// progress step (a VCD subset), and run() exits with 128 + the signal. A second signal ends the tool at once.
+inline volatile std::sig_atomic_t interruptSignal = 0;
+
+extern "C" inline void
+onInterrupt(int signal)
+{
+  if (interruptSignal != 0)
+    std::_Exit(128 + signal);
+  interruptSignal = signal;
+}
+
 // Progress in Slicer's CLI protocol on standard output: <filter-start>, <filter-progress>F</filter-progress>
 // (0..1, at most every percent) and <filter-end>, which Slicer shows in its progress bar. Printed when standard
 // output is not a terminal (Slicer reads it through a pipe) or MBIR_PROGRESS=xml; MBIR_PROGRESS=none turns it
-// off.
+// off. At every step, an interrupt (interruptSignal) asks the filter to stop.
 class SlicerProgress
 {
 public:
@@ -240,15 +253,15 @@ public:
     , m_Comment(std::move(comment))
   {
     const char * setting = std::getenv("MBIR_PROGRESS");
-    const bool   on = setting ? std::string(setting) == "xml" : !isatty(fileno(stdout));
-    if (!on)
+    m_Print = setting ? std::string(setting) == "xml" : !isatty(fileno(stdout));
+    auto progress = itk::MemberCommand<SlicerProgress>::New();
+    progress->SetCallbackFunction(this, &SlicerProgress::Progress);
+    filter->AddObserver(itk::ProgressEvent(), progress);
+    if (!m_Print)
       return;
     auto command = itk::SimpleMemberCommand<SlicerProgress>::New();
     command->SetCallbackFunction(this, &SlicerProgress::Start);
     filter->AddObserver(itk::StartEvent(), command);
-    auto progress = itk::MemberCommand<SlicerProgress>::New();
-    progress->SetCallbackFunction(this, &SlicerProgress::Progress);
-    filter->AddObserver(itk::ProgressEvent(), progress);
     auto end = itk::SimpleMemberCommand<SlicerProgress>::New();
     end->SetCallbackFunction(this, &SlicerProgress::End);
     filter->AddObserver(itk::EndEvent(), end);
@@ -266,8 +279,11 @@ private:
   void
   Progress(itk::Object * caller, const itk::EventObject &)
   {
-    const double fraction = static_cast<itk::ProcessObject *>(caller)->GetProgress();
-    if (fraction < m_Last + 0.01 && fraction < 1.0)
+    auto * filter = static_cast<itk::ProcessObject *>(caller);
+    if (interruptSignal != 0)
+      filter->AbortGenerateDataOn();
+    const double fraction = filter->GetProgress();
+    if (!m_Print || (fraction < m_Last + 0.01 && fraction < 1.0))
       return;
     m_Last = fraction;
     std::cout << "<filter-progress>" << fraction << "</filter-progress>" << std::endl;
@@ -283,6 +299,7 @@ private:
   std::string                           m_Name, m_Comment;
   std::chrono::steady_clock::time_point m_Start;
   double                                m_Last = -1.0;
+  bool                                  m_Print = false;
 };
 
 // An ITK exception's message without what means nothing to a tool's user: ITK's "ITK ERROR: ", the object's
@@ -450,7 +467,8 @@ nrmse(const ImageType *   image,
 }
 
 // Runs a tool's body and turns its errors into a message on standard error and an exit status: 2 for a
-// command-line mistake, 1 for anything else. ITK's messages are shortened to their description. Under an MPI
+// command-line mistake, 1 for anything else, 128 + the signal after SIGINT (130) or SIGTERM (143), which stop the
+// work at its next step with nothing written. ITK's messages are shortened to their description. Under an MPI
 // launcher (mpirun -np N, srun) the N processes run one reconstruction: rank 0 prints and writes, and an error in
 // any rank ends them all (MPI_Abort) rather than leave the others waiting in a collective.
 inline int
@@ -467,25 +485,42 @@ run(const std::string & tool, const std::function<void()> & body)
     mbir::abortProcessGroup(status);
     return status;
   };
+  std::signal(SIGINT, onInterrupt);
+  std::signal(SIGTERM, onInterrupt);
+  auto interrupted = [&] {
+    const int signal = interruptSignal;
+    std::cerr << who << ": stopped by " << (signal == SIGINT ? "SIGINT" : "SIGTERM")
+              << " at the end of a step; nothing was written\n";
+    return fail(128 + signal);
+  };
   try
   {
     body();
     return 0;
   }
-  catch (const UsageError & e)
+  catch (...)
   {
-    std::cerr << who << ": " << e.what() << " (see " << tool << " --help)\n";
-    return fail(2);
-  }
-  catch (const itk::ExceptionObject & e)
-  {
-    std::cerr << who << ": " << description(e) << "\n";
-    return fail(1);
-  }
-  catch (const std::exception & e)
-  {
-    std::cerr << who << ": " << e.what() << "\n";
-    return fail(1);
+    if (interruptSignal != 0)
+      return interrupted();
+    try
+    {
+      throw;
+    }
+    catch (const UsageError & e)
+    {
+      std::cerr << who << ": " << e.what() << " (see " << tool << " --help)\n";
+      return fail(2);
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      std::cerr << who << ": " << description(e) << "\n";
+      return fail(1);
+    }
+    catch (const std::exception & e)
+    {
+      std::cerr << who << ": " << e.what() << "\n";
+      return fail(1);
+    }
   }
 }
 
