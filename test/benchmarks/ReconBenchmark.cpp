@@ -8,7 +8,7 @@
 // `mpirun -np N mbir-benchmark-recon --benchmark_filter=ranks` runs ranks/Cpu/S/N: one device per rank.
 // Problem: parallel beam, N views x N rows x N channels (recon N x N x N), Shepp-Logan phantom.
 
-#include "mbir/Communicator.h"
+#include "CountingCommunicator.h"
 #include "mbir/Phantom.h"
 #include "mbir/ProcessGroup.h"
 #include "mbir/Reconstructor.h"
@@ -50,77 +50,20 @@ scan(int n)
   return ParallelBeamGeometry(SinogramShape{ n, n, n }, angles);
 }
 
-// Passes every call on and adds up the bytes one device sends.
-class ByteCountingCommunicator final : public Communicator
-{
-public:
-  ByteCountingCommunicator(std::unique_ptr<Communicator> inner, int devices, double * bytes)
-    : m_Inner(std::move(inner))
-    , m_Devices(devices)
-    , m_Bytes(bytes)
-  {}
-  CommunicatorKind
-  kind() const override
-  {
-    return m_Inner->kind();
-  }
-  void
-  reduceScatter(const std::vector<const float *> & send,
-                const std::vector<float *> &       receive,
-                std::size_t                        count) override
-  {
-    *m_Bytes += 4.0 * count * (m_Devices - 1);
-    m_Inner->reduceScatter(send, receive, count);
-  }
-  void
-  allGather(const std::vector<const float *> & send, const std::vector<float *> & receive, std::size_t count) override
-  {
-    *m_Bytes += 4.0 * count * (m_Devices - 1);
-    m_Inner->allGather(send, receive, count);
-  }
-  void
-  copy(int from, const float * src, int to, float * dst, std::size_t count) override
-  {
-    *m_Bytes += 4.0 * count / m_Devices; // one device's share of the halo traffic
-    m_Inner->copy(from, src, to, dst, count);
-  }
-  void
-  broadcast(int root, const std::vector<float *> & buffers, std::size_t count) override
-  {
-    *m_Bytes += 4.0 * count * (m_Devices - 1) / m_Devices;
-    m_Inner->broadcast(root, buffers, count);
-  }
-  double
-  allReduceSum(const std::vector<double> & values) override
-  {
-    *m_Bytes += 8.0 * (m_Devices - 1) / m_Devices;
-    return m_Inner->allReduceSum(values);
-  }
-  void
-  barrier() override
-  {
-    m_Inner->barrier();
-  }
-  void
-  completeOnHost(float * host, std::size_t count) override
-  {
-    m_Inner->completeOnHost(host, count);
-  }
-
-private:
-  std::unique_ptr<Communicator> m_Inner;
-  int                           m_Devices;
-  double *                      m_Bytes;
-};
-
-// The devices joined by their usual communicator, counting the bytes one device sends into *bytes.
+// The devices joined by their usual communicator, counting the bytes one device sends.
 std::shared_ptr<const DeviceGroup>
-countingGroup(const std::vector<std::shared_ptr<Backend>> & devices, double * bytes)
+countingGroup(const std::vector<std::shared_ptr<Backend>> & devices)
 {
-  const int n = static_cast<int>(devices.size());
-  return std::make_shared<const DeviceGroup>(devices, [n, bytes](std::vector<Backend *> raw) {
-    return std::make_unique<ByteCountingCommunicator>(makeCommunicator(std::move(raw)), n, bytes);
+  return std::make_shared<const DeviceGroup>(devices, [](std::vector<Backend *> raw) {
+    const int n = static_cast<int>(raw.size());
+    return std::make_unique<test::CountingCommunicator>(makeCommunicator(std::move(raw)), n);
   });
+}
+
+double &
+bytesSent(const DeviceGroup & group)
+{
+  return dynamic_cast<test::CountingCommunicator &>(group.communicator()).bytes;
 }
 
 // Runs the recon once per benchmark iteration; seconds per VCD iteration, the largest peak bytes of one
@@ -180,10 +123,10 @@ devices(benchmark::State & state, MakeDevice make)
   ReconParams params;
   params.verbose = 0;
   params.maxIterations = 3;
-  double              bytes = 0.0;
-  const Reconstructor reconstructor(scan(static_cast<int>(state.range(0))), countingGroup(group, &bytes), params);
-  bytes = 0.0; // what the recon sends, not the set-up
-  run(state, reconstructor, group, &bytes);
+  const auto          joined = countingGroup(group);
+  const Reconstructor reconstructor(scan(static_cast<int>(state.range(0))), joined, params);
+  bytesSent(*joined) = 0.0; // what the recon sends, not the set-up
+  run(state, reconstructor, group, &bytesSent(*joined));
 }
 
 // The same over the MPI ranks (one device each), under mpirun.
@@ -194,10 +137,10 @@ ranks(benchmark::State & state)
   ReconParams                                 params;
   params.verbose = 0;
   params.maxIterations = 3;
-  double              bytes = 0.0;
-  const Reconstructor reconstructor(scan(static_cast<int>(state.range(0))), countingGroup(group, &bytes), params);
-  bytes = 0.0;
-  run(state, reconstructor, group, &bytes);
+  const auto          joined = countingGroup(group);
+  const Reconstructor reconstructor(scan(static_cast<int>(state.range(0))), joined, params);
+  bytesSent(*joined) = 0.0;
+  run(state, reconstructor, group, &bytesSent(*joined));
 }
 
 // The whole recon at `reconSizes`, the first VCD iterations on 1, 2, 4, ... maxDevices at `iterationSizes`.

@@ -323,7 +323,7 @@ TEST(Communicators, OneReduceScatterAndOneAllGatherPerSubset)
       backends.push_back(makeCpuBackend());
     test::CountingCommunicator * counts = nullptr;
     const auto  group = std::make_shared<const DeviceGroup>(backends, [&counts](std::vector<Backend *> devices) {
-      auto counting = std::make_unique<test::CountingCommunicator>(makeCommunicator(std::move(devices)));
+      auto counting = std::make_unique<test::CountingCommunicator>(makeCommunicator(devices), int(devices.size()));
       counts = counting.get();
       return std::unique_ptr<Communicator>(std::move(counting));
     });

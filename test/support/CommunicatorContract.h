@@ -2,6 +2,7 @@
 // What every Communicator must do, checked on a group of devices of any kind: the CPU tests run it with
 // the host communicator, the GPU tests with the peer (several shards of one GPU) and NCCL ones.
 
+#include "CountingCommunicator.h"
 #include "mbir/Devices.h"
 
 #include <gtest/gtest.h>
@@ -33,69 +34,6 @@ read(const DeviceGroup & group, int d, const DeviceArray<float> & buffer)
   group.device(d).copyToHost(buffer.data(), values.data(), values.size() * sizeof(float));
   return values;
 }
-
-// Passes every call on to the communicator it wraps and counts them by kind.
-class CountingCommunicator final : public Communicator
-{
-public:
-  explicit CountingCommunicator(std::unique_ptr<Communicator> inner)
-    : m_Inner(std::move(inner))
-  {}
-
-  int reduceScatters = 0, allGathers = 0, copies = 0, broadcasts = 0, allReduces = 0, barriers = 0;
-
-  CommunicatorKind
-  kind() const override
-  {
-    return m_Inner->kind();
-  }
-  void
-  reduceScatter(const std::vector<const float *> & send,
-                const std::vector<float *> &       receive,
-                std::size_t                        count) override
-  {
-    ++reduceScatters;
-    m_Inner->reduceScatter(send, receive, count);
-  }
-  void
-  allGather(const std::vector<const float *> & send, const std::vector<float *> & receive, std::size_t count) override
-  {
-    ++allGathers;
-    m_Inner->allGather(send, receive, count);
-  }
-  void
-  copy(int from, const float * src, int to, float * dst, std::size_t count) override
-  {
-    ++copies;
-    m_Inner->copy(from, src, to, dst, count);
-  }
-  void
-  broadcast(int root, const std::vector<float *> & buffers, std::size_t count) override
-  {
-    ++broadcasts;
-    m_Inner->broadcast(root, buffers, count);
-  }
-  double
-  allReduceSum(const std::vector<double> & values) override
-  {
-    ++allReduces;
-    return m_Inner->allReduceSum(values);
-  }
-  void
-  barrier() override
-  {
-    ++barriers;
-    m_Inner->barrier();
-  }
-  void
-  completeOnHost(float * host, std::size_t count) override
-  {
-    m_Inner->completeOnHost(host, count);
-  }
-
-private:
-  std::unique_ptr<Communicator> m_Inner;
-};
 
 // d * 1000 + i, i < count: what numberedBuffers puts on device d.
 inline std::vector<float>
