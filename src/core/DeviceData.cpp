@@ -262,7 +262,6 @@ DeviceVolume::copyRowsToHost(int first, int count, float * host) const
     group().device(0).copyToHost(shard(0) + offset, host, pixels * m_Shape.slices * sizeof(float));
     return;
   }
-  std::fill_n(host, pixels * m_Shape.slices, 0.0f); // other processes' slices: zeros until completeOnHost
   const int          per = m_Slices.perDevice;
   std::vector<float> staging(pixels * per);
   for (int d = 0; d < group().size(); ++d)
