@@ -130,6 +130,16 @@ public:
   /** 0: quiet; 1: print the log (one line per iteration) to standard output. The log is kept either way. */
   itkSetMacro(Verbose, int);
   itkGetConstMacro(Verbose, int);
+  /** Checkpoint and resume (README "Checkpoint and resume"): with a CheckpointFileName, the state is saved there
+   * (written to a temporary file, flushed and renamed) after every CheckpointEvery-th iteration and when the
+   * update is aborted; a ResumeFileName continues from such a file, made with the same inputs, geometry and
+   * parameters (else an ExceptionObject says which differ), to the result of an update never stopped. */
+  itkSetStringMacro(CheckpointFileName);
+  itkGetStringMacro(CheckpointFileName);
+  itkSetMacro(CheckpointEvery, int);
+  itkGetConstMacro(CheckpointEvery, int);
+  itkSetStringMacro(ResumeFileName);
+  itkGetStringMacro(ResumeFileName);
 
   /** The last run's log: a header line, then one line per iteration. */
   const std::string &
@@ -180,6 +190,9 @@ private:
   std::vector<int>    m_PartitionSequence;
   unsigned long       m_Seed{ 0 };
   int                 m_Verbose{ 0 };
+  std::string         m_CheckpointFileName;
+  int                 m_CheckpointEvery{ 1 };
+  std::string         m_ResumeFileName;
   mbir::ReconReport   m_Report;
 };
 

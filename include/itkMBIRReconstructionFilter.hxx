@@ -101,6 +101,9 @@ MBIRReconstructionFilter<TInputImage, TOutputImage>::EngineParameters(const mbir
   params.granularity = m_Granularity;
   params.partitionSequence = m_PartitionSequence;
   params.seed = m_Seed;
+  params.checkpointFile = m_CheckpointFileName;
+  params.checkpointEvery = m_CheckpointEvery;
+  params.resumeFile = m_ResumeFileName;
   params.verbose = 1; // the log is always kept; Verbose decides whether it is printed
   const bool print = m_Verbose >= 1;
   params.logSink = [print](const std::string & line) {
@@ -186,7 +189,10 @@ MBIRReconstructionFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & os
      << indent << "Granularity: " << m_Granularity.size() << " entries" << std::endl
      << indent << "PartitionSequence: " << m_PartitionSequence.size() << " entries" << std::endl
      << indent << "Seed: " << m_Seed << std::endl
-     << indent << "Verbose: " << m_Verbose << std::endl;
+     << indent << "Verbose: " << m_Verbose << std::endl
+     << indent << "CheckpointFileName: " << m_CheckpointFileName << std::endl
+     << indent << "CheckpointEvery: " << m_CheckpointEvery << std::endl
+     << indent << "ResumeFileName: " << m_ResumeFileName << std::endl;
 }
 
 } // end namespace itk

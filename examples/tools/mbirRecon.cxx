@@ -50,9 +50,10 @@ main(int argc, char ** argv)
     { "Reconstruction.MBIR", "MBIR Reconstruction" });
 #endif
   std::string geometryPath, input, output, weightType = "unweighted", weightsPath, initialPath, referencePath;
+  std::string checkpointPath, resumePath;
   bool        direct = directOnly, positivity = false, verbose = false, noNoiseEstimate = false;
   double      sharpness = 1.0, snrDb = 30.0, stopThreshold = 0.2;
-  int         maxIterations = 15, seed = 0;
+  int         maxIterations = 15, seed = 0, checkpointEvery = 1;
   cl.group("Input and output");
   mbirtool::geometryOption(cl, geometryPath);
   mbirtool::projectionsToVolumeOptions(cl, input, output);
@@ -109,6 +110,23 @@ main(int argc, char ** argv)
     cl.integer(
       "--seed", "N", "MBIR: seed of the subset order (the same seed gives the same result)", seed, 0, 2147483647);
     cl.flag("--verbose", "MBIR: print the log, one line per iteration", verbose);
+    cl.group("Checkpoint and resume", "Save a long recon's state to continue it after a stop or a crash");
+    cl.text("--checkpoint",
+            "FILE",
+            "MBIR: save the recon's state to FILE (atomically) every --checkpoint-every iterations and at SIGINT / "
+            "SIGTERM, to continue with --resume",
+            checkpointPath)
+      .file(mbirtool::Channel::Output, ".mbirckpt")
+      .label("Checkpoint file");
+    cl.integer("--checkpoint-every", "N", "MBIR: iterations between two checkpoints", checkpointEvery, 1, 100000)
+      .constraints(1, 20, 1);
+    cl.text("--resume",
+            "FILE",
+            "MBIR: continue the recon saved in FILE by --checkpoint; the projections, geometry and MBIR options must be "
+            "those of the saved run",
+            resumePath)
+      .file(mbirtool::Channel::Input, ".mbirckpt")
+      .label("Resume from");
   }
   const mbirtool::DeviceOptions devices(cl);
   return mbirtool::run(cl.tool(), [&] {
@@ -127,7 +145,10 @@ main(int argc, char ** argv)
                                    "--positivity",
                                    "--seed",
                                    "--initial",
-                                   "--verbose" })
+                                   "--verbose",
+                                   "--checkpoint",
+                                   "--checkpoint-every",
+                                   "--resume" })
       {
         if (cl.given(option))
         {
@@ -138,6 +159,14 @@ main(int argc, char ** argv)
     if (!directOnly && cl.given("--weights") && cl.given("--weight-type"))
     {
       throw mbirtool::UsageError("--weights and --weight-type exclude each other");
+    }
+    if (!directOnly && cl.given("--initial") && cl.given("--resume"))
+    {
+      throw mbirtool::UsageError("--initial and --resume exclude each other (a resume starts from its checkpoint)");
+    }
+    if (!directOnly && cl.given("--checkpoint-every") && checkpointPath.empty())
+    {
+      throw mbirtool::UsageError("--checkpoint-every needs --checkpoint FILE");
     }
     const itk::MBIRGeometry::Pointer   geometry = mbirtool::readGeometry("--geometry", geometryPath);
     const mbirtool::ImageType::Pointer projections = mbirtool::readImage("--input", input);
@@ -187,6 +216,11 @@ main(int argc, char ** argv)
       filter->SetPositivity(positivity);
       filter->SetSeed(static_cast<unsigned long>(seed));
       filter->SetVerbose(verbose ? 1 : 0);
+      filter->SetCheckpointFileName(checkpointPath);
+      filter->SetCheckpointEvery(checkpointEvery);
+      filter->SetResumeFileName(resumePath);
+      if (!checkpointPath.empty())
+        mbirtool::noteSavedState(checkpointPath, "--resume");
       devices.Apply(filter.GetPointer());
       const mbirtool::SlicerProgress progress(filter.GetPointer(), "MBIR", "MBIR reconstruction");
       filter->Update();

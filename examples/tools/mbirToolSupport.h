@@ -240,6 +240,34 @@ onInterrupt(int signal)
   interruptSignal = signal;
 }
 
+// A file where the tool saves its state when stopped (a checkpoint), and the option that continues from it: the
+// interrupt message names it when the stop wrote it.
+struct SavedState
+{
+  std::string                     path, resumeOption;
+  std::filesystem::file_time_type before{};
+  bool                            existed = false;
+
+  bool
+  written() const
+  {
+    std::error_code error;
+    const auto      now = std::filesystem::last_write_time(path, error);
+    return !path.empty() && !error && (!existed || now != before);
+  }
+};
+inline SavedState savedState;
+
+inline void
+noteSavedState(const std::string & path, const std::string & resumeOption)
+{
+  std::error_code error;
+  savedState.path = path;
+  savedState.resumeOption = resumeOption;
+  savedState.before = std::filesystem::last_write_time(path, error);
+  savedState.existed = !error;
+}
+
 // Progress in Slicer's CLI protocol on standard output: <filter-start>, <filter-progress>F</filter-progress>
 // (0..1, at most every percent) and <filter-end>, which Slicer shows in its progress bar. Printed when standard
 // output is not a terminal (Slicer reads it through a pipe) or MBIR_PROGRESS=xml; MBIR_PROGRESS=none turns it
@@ -490,7 +518,11 @@ run(const std::string & tool, const std::function<void()> & body)
   auto interrupted = [&] {
     const int signal = interruptSignal;
     std::cerr << who << ": stopped by " << (signal == SIGINT ? "SIGINT" : "SIGTERM")
-              << " at the end of a step; nothing was written\n";
+              << " at the end of a step; no output was written";
+    if (savedState.written())
+      std::cerr << "; the state is saved in '" << savedState.path << "': continue with " << savedState.resumeOption
+                << " '" << savedState.path << "'";
+    std::cerr << "\n";
     return fail(128 + signal);
   };
   try

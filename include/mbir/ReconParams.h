@@ -59,6 +59,15 @@ struct ReconParams
   // iteration (6 % of a CPU recon), so off by default as in MBIRJAX; NaN in the log when off.
   bool computePriorLoss = false;
 
+  // Checkpoint and resume (README "Checkpoint and resume"). With checkpointFile, the recon's state is saved there
+  // after every checkpointEvery-th iteration (and when the progress callback stops it), each time through a
+  // temporary file renamed into place. resumeFile continues a run from such a file instead of the initial image,
+  // to the volume and iteration count of a run never stopped (to float rounding); it must have been made with the
+  // same projections, weights, geometry and parameters, else the recon throws std::invalid_argument saying which.
+  std::string checkpointFile;
+  int         checkpointEvery = 1;
+  std::string resumeFile;
+
   // Where log lines go at verbose >= 1 (standard output when empty).
   std::function<void(const std::string &)> logSink;
   // Called after every subset update with the fraction of the iterations done (0, 1]; returning false

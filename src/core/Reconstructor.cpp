@@ -1,14 +1,21 @@
 #include "mbir/Reconstructor.h"
 
 #include "Vcd.h"
+#include "mbir/Checkpoint.h"
 #include "mbir/DirectRecon.h"
+#include "mbir/GeometryJson.h"
 #include "mbir/Partition.h"
+#include "mbir/ProcessGroup.h"
 #include "mbir/Regularization.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <numeric>
 #include <sstream>
 #include <stdexcept>
+#include <unistd.h>
 
 namespace mbir {
 namespace {
@@ -182,6 +189,54 @@ regularizationInputs(const Geometry & geometry, const ReconParams & params)
   return in;
 }
 
+// The keys that tie a checkpoint to its run: the data (read back in blocks of views), the geometry as its file
+// would write it, and every parameter that changes the result (the regularisation as resolved for this call).
+ReconCheckpoint
+checkpointKeys(const Projector &          projector,
+               const ReconParams &        params,
+               const RegularizationParams & reg,
+               const DeviceSinogram &     sinogram,
+               const DeviceSinogram *     weights,
+               const DeviceVolume *       proxInput)
+{
+  ReconCheckpoint keys;
+  keys.shape = projector.reconShape();
+  Fingerprint inputs;
+  for (const DeviceSinogram * data : { &sinogram, weights })
+  {
+    inputs.addValue<std::uint8_t>(data != nullptr);
+    if (!data)
+      continue;
+    const SinogramShape & s = data->shape();
+    const int             block = std::max(1, int((std::size_t(64) << 20) / (std::size_t(s.rows) * s.channels * 4)));
+    for (int first = 0; first < s.views; first += block)
+    {
+      std::vector<int> views(std::min(block, s.views - first));
+      std::iota(views.begin(), views.end(), first);
+      const std::vector<float> values = data->downloadViews(views);
+      inputs.add(values.data(), values.size() * sizeof(float));
+    }
+  }
+  inputs.addValue<std::uint8_t>(proxInput != nullptr);
+  if (proxInput)
+  {
+    const std::vector<float> values = proxInput->download();
+    inputs.add(values.data(), values.size() * sizeof(float));
+  }
+  keys.inputsKey = inputs.value();
+  keys.geometryKey = Fingerprint().add(geometryToJson(projector.geometry())).value();
+  Fingerprint p;
+  for (const float v : { reg.sigmaY, reg.sigmaX, reg.sigmaProx, reg.mismatchFactor, params.p, params.q, params.T,
+                         params.stopThresholdChangePct, params.maxOverrelaxation })
+    p.addValue(v);
+  p.add(params.qggmrfNeighbourWeights.data(), sizeof params.qggmrfNeighbourWeights);
+  p.add(params.granularity.data(), params.granularity.size() * sizeof(int)).addValue(params.granularity.size());
+  p.add(params.partitionSequence.data(), params.partitionSequence.size() * sizeof(int));
+  p.addValue(params.maxIterations).addValue(params.seed).addValue(params.positivity);
+  keys.parametersKey = p.value();
+  return keys;
+}
+
 std::shared_ptr<const DeviceGroup>
 devicesFor(const Geometry & geometry, const DeviceSelection & selection)
 {
@@ -224,6 +279,16 @@ Reconstructor::checkParams() const
     throw std::invalid_argument("sigma_y, sigma_x and sigma_prox must be > 0");
   if (!(m_Params.p > 0 && m_Params.q > 0 && m_Params.T > 0))
     throw std::invalid_argument("the qGGMRF p, q and T must be > 0");
+  if (m_Params.checkpointEvery < 1)
+    throw std::invalid_argument("checkpoint_every must be >= 1, got " + std::to_string(m_Params.checkpointEvery));
+  if (!m_Params.checkpointFile.empty())
+  {
+    // Before the long computation, not at its first checkpoint.
+    const std::filesystem::path file(m_Params.checkpointFile), folder = file.has_parent_path() ? file.parent_path() : ".";
+    if (!std::filesystem::is_directory(folder) || ::access(folder.c_str(), W_OK) != 0)
+      throw std::invalid_argument("checkpoint '" + m_Params.checkpointFile + "': the folder '" + folder.string() +
+                                  "' does not exist or is not writable");
+  }
 }
 
 void
@@ -464,10 +529,33 @@ Reconstructor::proxMap(const DeviceVolume &   proxInput,
 DeviceReconResult
 Reconstructor::solve(const DeviceSinogram & sinogram, // what it allocates, memoryNeed() plans: keep them in step
                      const DeviceSinogram * weights,
-                     const InitialImage &   init,
+                     const InitialImage &   requestedInit,
                      const DeviceVolume *   proxInput,
                      RegularizationParams   reg) const
 {
+  // Checkpoints (README "Checkpoint and resume"): this run's keys, and the state a resume continues from.
+  ReconCheckpoint keys, resumed;
+  const bool      resume = !m_Params.resumeFile.empty();
+  if (resume || !m_Params.checkpointFile.empty())
+  {
+    keys = checkpointKeys(m_Projector, m_Params, reg, sinogram, weights, proxInput);
+  }
+  DeviceVolume resumeVolume;
+  InitialImage init = requestedInit;
+  if (resume)
+  {
+    resumed = readCheckpoint(m_Params.resumeFile);
+    std::string why = checkpointMismatch(resumed, keys);
+    if (why.empty() && resumed.iteration >= resumed.scheduledIterations)
+      why = "it holds no iteration left to run";
+    if (!why.empty())
+      throw std::invalid_argument("cannot resume from checkpoint '" + m_Params.resumeFile + "': " + why);
+    resumeVolume = DeviceVolume::upload(m_Projector.groupPointer(), ArrayView3(resumed.volume, resumed.shape));
+    resumed.volume = {};
+    init = InitialImage::fromVolume(resumeVolume);
+    reg.note = resumed.regularizationNote;
+  }
+
   const DeviceGroup &   group = m_Projector.group();
   const int             n = group.size();
   const SinogramShape & sinoShape = m_Projector.sinogramShape();
@@ -608,6 +696,55 @@ Reconstructor::solve(const DeviceSinogram & sinogram, // what it allocates, memo
     };
   }
 
+  if (resume)
+  {
+    settings.start = detail::VcdState{ std::size_t(resumed.iteration),
+                                       std::size_t(resumed.subsetsDone),
+                                       resumed.changed,
+                                       resumed.alphaSum,
+                                       resumed.randomState,
+                                       resumed.log,
+                                       resumed.sigmaYFactor,
+                                       resumed.fitTested };
+    if (m_Params.verbose >= 1)
+      log("Resuming from checkpoint '" + m_Params.resumeFile + "' at iteration " +
+          std::to_string(resumed.iteration + 1) + "/" + std::to_string(schedule.size()) +
+          (resumed.subsetsDone > 0 ? ", after subset " + std::to_string(resumed.subsetsDone) : std::string()));
+  }
+  if (!m_Params.checkpointFile.empty())
+  {
+    settings.checkpointEvery = m_Params.checkpointEvery;
+    settings.checkpoint = [&, this](const detail::VcdState & state) {
+      // Ranks stop at different subsets when interrupted, so across processes only the regular checkpoints,
+      // which every rank reaches together, are collective enough to gather the volume.
+      if (state.subsetsDone > 0 && processGroup().size > 1)
+        return;
+      const auto      begin = std::chrono::steady_clock::now();
+      ReconCheckpoint c = keys;
+      c.iteration = static_cast<int>(state.iteration);
+      c.subsetsDone = static_cast<int>(state.subsetsDone);
+      c.scheduledIterations = static_cast<int>(schedule.size());
+      c.changed = state.changed;
+      c.alphaSum = state.alphaSum;
+      c.randomState = state.randomState;
+      c.sigmaYFactor = state.sigmaYFactor;
+      c.fitTested = state.fitTested;
+      c.regularizationNote = reg.note;
+      c.log = state.log;
+      c.volume = x.download();
+      if (processGroup().rank == 0)
+        writeCheckpoint(m_Params.checkpointFile, c);
+      if (m_Params.verbose >= 1)
+      {
+        std::ostringstream line;
+        line << "Checkpoint " << (state.subsetsDone > 0 ? "at the stop" : "after iteration " + std::to_string(state.iteration))
+             << ": '" << m_Params.checkpointFile << "' ("
+             << std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count() << " s)";
+        log(line.str());
+      }
+    };
+  }
+
   detail::VcdVolume volume;
   volume.group = &group;
   volume.slices = slices;
@@ -663,15 +800,18 @@ Reconstructor::memoryNeed(const SolveCall & call, int numDevices) const
     largest = std::max(largest, size);
   }
 
-  const bool        uploadsVolume = call.inputsOnHost && call.init == InitialImage::Kind::Volume;
+  // A resume starts from the checkpoint's volume, uploaded.
+  const bool        resume = !m_Params.resumeFile.empty();
+  const auto        init = resume ? InitialImage::Kind::Volume : call.init;
+  const bool        uploadsVolume = init == InitialImage::Kind::Volume && (call.inputsOnHost || resume);
   const std::size_t inputs =
-    call.inputsOnHost ? S * (call.weights ? 2 : 1) + V * ((uploadsVolume ? 1 : 0) + (call.proxInput ? 1 : 0)) : 0;
+    (call.inputsOnHost ? S * (call.weights ? 2 : 1) + V * (call.proxInput ? 1 : 0) : 0) + (uploadsVolume ? V : 0);
   const std::size_t upload = call.inputsOnHost ? S + workspace : 0; // a staging shard on the way in
   // Hessian diagonal: the ones standing in for absent weights, and the back projection of every pixel.
   const std::size_t hessian = V + (call.weights ? 0 : S) + projection(r.numPixels()) + workspace;
   // Direct-recon init (Hessian and x held): filtered views and ROR values, or translation's sums.
   std::size_t direct = 0;
-  if (call.init == InitialImage::Kind::DirectRecon)
+  if (init == InitialImage::Kind::DirectRecon)
   {
     const std::size_t cells = static_cast<std::size_t>(s.rows) * s.channels;
     direct = directReconFilters(m_Projector.geometry())

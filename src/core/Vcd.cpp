@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 #include <numeric>
+#include <sstream>
 
 namespace mbir::detail {
 namespace {
@@ -182,35 +183,66 @@ runVcd(VcdVolume &              volume,
   const float                   proxScale = 1.0f / (prior.sigmaProx * prior.sigmaProx);
 
   // Progress counts subsets over the whole schedule; an early stop jumps to 1.
-  std::size_t totalSubsets = 0, subsetsDone = 0;
-  for (const int p : schedule)
+  const VcdState & start = settings.start;
+  std::size_t      totalSubsets = 0, subsetsDone = start.subsetsDone;
+  for (std::size_t i = 0; i < schedule.size(); ++i)
   {
-    totalSubsets += partitions[p].size();
+    totalSubsets += partitions[schedule[i]].size();
+    if (i < start.iteration)
+      subsetsDone += partitions[schedule[i]].size();
   }
-  auto report = [&settings, &totalSubsets](double done) {
-    if (settings.progress && !settings.progress(totalSubsets ? std::min(1.0, done / totalSubsets) : 1.0))
+  if (!start.randomState.empty())
+  {
+    std::istringstream(start.randomState) >> random;
+  }
+
+  VcdOutcome outcome;
+  outcome.log = start.log;
+  outcome.sigmaYFactor = start.sigmaYFactor;
+  float dataScale = static_cast<float>(settings.dataScale / (start.sigmaYFactor * start.sigmaYFactor));
+  bool  fitTested = start.fitTested || !settings.fitTest;
+  // What a checkpoint saves: the generator as it was before the running iteration's shuffle.
+  std::string randomBefore;
+  auto        stateAt = [&](std::size_t iteration, std::size_t done, double changed, double alphaSum) {
+    VcdState now;
+    now.iteration = iteration;
+    now.subsetsDone = done;
+    now.changed = changed;
+    now.alphaSum = alphaSum;
+    now.randomState = randomBefore;
+    now.log = outcome.log;
+    now.sigmaYFactor = outcome.sigmaYFactor;
+    now.fitTested = fitTested;
+    return now;
+  };
+  auto report = [&](double done) {
+    return !settings.progress || settings.progress(totalSubsets ? std::min(1.0, done / totalSubsets) : 1.0);
+  };
+  auto keepRandom = [&] {
+    if (settings.checkpoint)
     {
-      throw Aborted();
+      std::ostringstream text;
+      text << random;
+      randomBefore = text.str();
     }
   };
 
-  VcdOutcome outcome;
-  float      dataScale = settings.dataScale;
-  bool       fitTested = !settings.fitTest;
-  for (std::size_t iteration = 0; iteration < schedule.size(); ++iteration)
+  for (std::size_t iteration = start.iteration; iteration < schedule.size(); ++iteration)
   {
-    const auto                                       start = std::chrono::steady_clock::now();
+    const auto                                       begin = std::chrono::steady_clock::now();
     const std::vector<PerDevice<DeviceArray<int>>> & partition = partitions[schedule[iteration]];
     std::vector<int>                                 order(partition.size());
     std::iota(order.begin(), order.end(), 0);
+    keepRandom();
     if (settings.shuffleSubsets)
     {
       std::shuffle(order.begin(), order.end(), random);
     }
-
-    double changed = 0.0, alphaSum = 0.0;
-    for (const int s : order)
+    const bool resuming = iteration == start.iteration;
+    double     changed = resuming ? start.changed : 0.0, alphaSum = resuming ? start.alphaSum : 0.0;
+    for (std::size_t position = resuming ? start.subsetsDone : 0; position < order.size(); ++position)
     {
+      const int                s = order[position];
       PerDevice<CylinderBatch> subset;
       for (int d = 0; d < n; ++d)
       {
@@ -295,7 +327,12 @@ runVcd(VcdVolume &              volume,
       changed += comm.allReduceSum(steps);
       data.update(subset, static_cast<float>(alpha));
       alphaSum += alpha;
-      report(double(++subsetsDone));
+      if (!report(double(++subsetsDone)))
+      {
+        if (settings.checkpoint)
+          settings.checkpoint(stateAt(iteration, position + 1, changed, alphaSum));
+        throw Aborted();
+      }
     }
 
     IterationLog entry;
@@ -315,7 +352,7 @@ runVcd(VcdVolume &              volume,
     entry.priorLoss = prior_ / double(volume.shape.size());
     entry.totalCost = 0.5 * dataScale * errorSquared + prior_;
     entry.alpha = alphaSum / std::max<std::size_t>(partition.size(), 1);
-    entry.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    entry.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     outcome.log.push_back(entry);
 
     if (settings.verbose >= 1 && settings.log)
@@ -339,18 +376,18 @@ runVcd(VcdVolume &              volume,
                     entry.seconds);
       settings.log(line);
     }
-    const bool converged = entry.changePct < settings.stopThresholdChangePct;
-    if (!fitTested && (converged || int(iteration) >= settings.fitTestIteration) && iteration + 1 < schedule.size())
+    bool stop = entry.changePct < settings.stopThresholdChangePct;
+    if (!fitTested && (stop || int(iteration) >= settings.fitTestIteration) && iteration + 1 < schedule.size())
     {
       fitTested = true;
       outcome.sigmaYFactor = settings.fitTest(entry);
       if (outcome.sigmaYFactor != 1.0)
       {
-        dataScale = static_cast<float>(dataScale / (outcome.sigmaYFactor * outcome.sigmaYFactor));
-        continue; // the problem changed: not converged
+        dataScale = static_cast<float>(settings.dataScale / (outcome.sigmaYFactor * outcome.sigmaYFactor));
+        stop = false; // the problem changed: not converged
       }
     }
-    if (converged)
+    if (stop)
     {
       report(double(totalSubsets));
       outcome.stoppedOnThreshold = true;
@@ -359,6 +396,12 @@ runVcd(VcdVolume &              volume,
         settings.log("Stopping: the change fell below " + std::to_string(settings.stopThresholdChangePct) + "%");
       }
       break;
+    }
+    if (settings.checkpoint && (iteration + 1) % std::max(settings.checkpointEvery, 1) == 0 &&
+        iteration + 1 < schedule.size())
+    {
+      keepRandom();
+      settings.checkpoint(stateAt(iteration + 1, 0, 0.0, 0.0));
     }
   }
   return outcome;

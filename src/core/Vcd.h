@@ -87,6 +87,20 @@ makeQGGMRFParams(float sigmaX, float p, float q, float T, const std::array<float
 std::function<void(const std::string &)>
 makeLog(const std::function<void(const std::string &)> & sink, std::string & text);
 
+// Where the iterations stand: iteration `iteration` of the schedule has done its first `subsetsDone` subsets (0
+// between iterations) in the order the generator shuffles from `randomState`. A checkpoint saves it with the
+// volume; a resume starts from it.
+struct VcdState
+{
+  std::size_t               iteration = 0;
+  std::size_t               subsetsDone = 0;
+  double                    changed = 0.0, alphaSum = 0.0; // that iteration's sums so far
+  std::string               randomState;                   // empty: the generator as the caller gives it
+  std::vector<IterationLog> log;                           // the iterations done
+  double                    sigmaYFactor = 1.0;            // what the fit test applied
+  bool                      fitTested = false;
+};
+
 struct VcdSettings
 {
   float                                    dataScale = 1.0f; // 1 / sigmaY^2
@@ -102,11 +116,17 @@ struct VcdSettings
   // returns a factor on sigmaY (1 keeps it), and the iterations go on with it.
   std::function<double(const IterationLog &)> fitTest;
   int                                         fitTestIteration = 4;
+  // Resumes from this state (the default starts at the beginning) on the volume it was saved with.
+  VcdState start;
+  // Called with the state after every checkpointEvery-th iteration that the run goes on from, and before a stop
+  // the progress callback asks for (the volume is the caller's, as it stands).
+  std::function<void(const VcdState &)> checkpoint;
+  int                                   checkpointEvery = 1;
 };
 
 struct VcdOutcome
 {
-  std::vector<IterationLog> log;
+  std::vector<IterationLog> log; // of every iteration, those before a resume included
   bool                      stoppedOnThreshold = false;
   double                    sigmaYFactor = 1.0; // what the fit test applied
 };
@@ -116,7 +136,7 @@ using Partitions = std::vector<std::vector<PerDevice<DeviceArray<int>>>>;
 
 // Runs the iterations on `volume` in place. `partitions[i]` holds the subsets of partition i; `schedule`
 // names the partition of each iteration. When the progress callback asks to stop, throws mbir::Aborted
-// between two subsets.
+// between two subsets (after the checkpoint callback, when there is one).
 VcdOutcome
 runVcd(VcdVolume &              volume,
        DataTerm &               data,

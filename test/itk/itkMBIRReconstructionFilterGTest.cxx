@@ -7,10 +7,14 @@
 #include "itkMBIRImageConversion.h"
 #include "itkMBIRParallelBeamGeometry.h"
 #include "itkMBIRReconstructionFilter.h"
+#include "mbir/Metrics.h"
 #include "mbir/Phantom.h"
 #include "mbir/Reconstructor.h"
 
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <unistd.h>
 
 namespace {
 
@@ -152,6 +156,56 @@ TEST(MBIRReconstructionFilter, ReportsProgressAndStopsOnAbort)
   EXPECT_THROW(aborting->Update(), itk::ProcessAborted);
   EXPECT_EQ(events, 3);
   EXPECT_EQ(aborting->GetOutput()->GetBufferPointer(), nullptr);
+}
+
+TEST(MBIRReconstructionFilter, AbortedWithACheckpointThenResumed)
+{
+  const Scan        scan = makeScan();
+  const std::string checkpoint =
+    (std::filesystem::temp_directory_path() / ("mbir-filter-" + std::to_string(::getpid()) + ".ckpt")).string();
+  auto make = [&] {
+    auto filter = itk::MBIRReconstructionFilter<ImageType>::New();
+    filter->SetInput(scan.projections);
+    filter->SetGeometry(scan.geometry);
+    filter->SetMaxIterations(4);
+    filter->SetStopThresholdChangePercent(0.0);
+    return filter;
+  };
+  auto uninterrupted = make();
+  uninterrupted->Update();
+
+  auto aborting = make();
+  aborting->SetCheckpointFileName(checkpoint);
+  auto stopper = itk::CStyleCommand::New();
+  stopper->SetCallback([](itk::Object * caller, const itk::EventObject &, void *) {
+    auto * filter = static_cast<itk::ProcessObject *>(caller);
+    if (filter->GetProgress() > 0.5f)
+      filter->AbortGenerateDataOn();
+  });
+  aborting->AddObserver(itk::ProgressEvent(), stopper);
+  EXPECT_THROW(aborting->Update(), itk::ProcessAborted);
+  ASSERT_TRUE(std::filesystem::exists(checkpoint));
+
+  auto resumed = make();
+  resumed->SetResumeFileName(checkpoint);
+  resumed->Update();
+  EXPECT_LT(mbir::nrmse(engineVolume(resumed->GetOutput()), engineVolume(uninterrupted->GetOutput())), 1e-4);
+  EXPECT_EQ(resumed->GetReconstructionReport().log.size(), 4u);
+  EXPECT_NE(resumed->GetReconstructionLog().find("Resuming from checkpoint"), std::string::npos);
+
+  auto other = make();
+  other->SetResumeFileName(checkpoint);
+  other->SetSharpness(2.0);
+  try
+  {
+    other->Update();
+    ADD_FAILURE() << "resumed from a checkpoint made with other parameters";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    EXPECT_NE(std::string(e.GetDescription()).find("other parameters"), std::string::npos) << e.GetDescription();
+  }
+  std::filesystem::remove(checkpoint);
 }
 
 TEST(MBIRReconstructionFilter, RunsAgainOnlyWhenSomethingChanged)

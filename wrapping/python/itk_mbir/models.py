@@ -45,7 +45,8 @@ class TomographyModel:
     granularity, partition_sequence, max_overrelaxation, auto_regularize, estimate_noise (on by default: sigma_y
     rises above the snr_db level during the recon when the data show detail no voxel model fits and the recon
     cannot fit them below the assumed noise; an explicit snr_db turns it
-    off unless estimate_noise=True is passed too), sigma_y, sigma_x, sigma_prox, verbose (0 quiet, 1 a log line per iteration), seed; and use_gpu ("automatic", "full", "none").
+    off unless estimate_noise=True is passed too), sigma_y, sigma_x, sigma_prox, verbose (0 quiet, 1 a log line per iteration), seed, checkpoint_file,
+    checkpoint_every, resume_file (see recon); and use_gpu ("automatic", "full", "none").
     """
 
     def __init__(self, geometry: Geometry, devices: DeviceChoice = None, use_gpu: Optional[str] = None):
@@ -140,7 +141,8 @@ class TomographyModel:
     # ---- reconstruction
     def recon(self, sinogram: Any, weights: Any = None, init_recon: Any = None, max_iterations: Optional[int] = None,
               stop_threshold_change_pct: Optional[float] = None, output: str = "numpy", progress: Any = None,
-              print_logs: Optional[bool] = None, compute_prior_loss: bool = False):
+              print_logs: Optional[bool] = None, compute_prior_loss: bool = False, checkpoint: Optional[str] = None,
+              checkpoint_every: Optional[int] = None, resume: Optional[str] = None):
         """MBIR of a sinogram (views, rows, channels): returns (recon, log).
 
         weights: None (all 1) or an array of the sinogram's shape, >= 0 (gen_weights makes the usual ones).
@@ -151,10 +153,15 @@ class TomographyModel:
         print_logs: True prints a line per iteration, False none (default: as the verbose parameter says).
         compute_prior_loss: the prior's cost per iteration in the log (prior_loss, total_cost; NaN otherwise), at
         the price of a pass over the volume per iteration, as in MBIRJAX.
+        checkpoint: a file where the state is saved after every checkpoint_every-th iteration (default 1) and at a
+        stop (Ctrl-C, progress returning False), atomically; resume: such a file to continue from, made with the
+        same data, geometry and parameters (ValueError otherwise), to the result of a run never stopped.
         log: per-iteration lines, the regularisation used (sigma_y, sigma_x) and the device summary.
         """
+        files = {k: v for k, v in (("checkpoint_file", checkpoint), ("checkpoint_every", checkpoint_every),
+                                   ("resume_file", resume)) if v is not None}
         return self._solve(sinogram, weights, init_recon, None, 0.0, max_iterations, stop_threshold_change_pct,
-                           output, progress, "MBIR", print_logs, compute_prior_loss)
+                           output, progress, "MBIR", print_logs, compute_prior_loss, files)
 
     def prox_map(self, prox_input: Any, sinogram: Any, weights: Any = None, init_recon: Any = None,
                  sigma_prox: Optional[float] = None, max_iterations: Optional[int] = None,
@@ -167,10 +174,11 @@ class TomographyModel:
                            compute_prior_loss)
 
     def _solve(self, sinogram, weights, init_recon, prox_input, sigma_prox, max_iterations, stop_threshold,
-               output, progress, what, print_logs, compute_prior_loss):
+               output, progress, what, print_logs, compute_prior_loss, files=None):
         _check_output(output)
         overrides = {k: v for k, v in (("max_iterations", max_iterations),
                                        ("stop_threshold_change_pct", stop_threshold)) if v is not None}
+        overrides.update({k: str(v) if k != "checkpoint_every" else int(v) for k, v in (files or {}).items()})
         if compute_prior_loss:  # only when asked: the same parameters keep the cached reconstructor
             overrides["compute_prior_loss"] = True
         if print_logs is not None:

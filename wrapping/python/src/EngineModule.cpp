@@ -86,7 +86,7 @@ requireAllUsed(const nb::dict & values, const std::set<std::string> & used, cons
 const char * const kReconKeys = "sharpness, snr_db, positivity, p, q, T, qggmrf_nbr_wts, max_iterations, "
                                 "stop_threshold_change_pct, granularity, partition_sequence, max_overrelaxation, "
                                 "auto_regularize, estimate_noise, sigma_y, sigma_x, sigma_prox, verbose, seed, "
-                                "compute_prior_loss";
+                                "compute_prior_loss, checkpoint_file, checkpoint_every, resume_file";
 
 ReconParams
 reconParams(const Geometry & geometry, const nb::dict & values)
@@ -114,6 +114,9 @@ reconParams(const Geometry & geometry, const nb::dict & values)
   p.verbose = take(values, "verbose", p.verbose, used);
   p.seed = take(values, "seed", p.seed, used);
   p.computePriorLoss = take(values, "compute_prior_loss", p.computePriorLoss, used);
+  p.checkpointFile = take(values, "checkpoint_file", p.checkpointFile, used);
+  p.checkpointEvery = take(values, "checkpoint_every", p.checkpointEvery, used);
+  p.resumeFile = take(values, "resume_file", p.resumeFile, used);
   requireAllUsed(values, used, kReconKeys);
   return p;
 }
@@ -141,6 +144,9 @@ reconParamsDict(const ReconParams & p)
   d["sigma_prox"] = p.sigmaProx;
   d["verbose"] = p.verbose;
   d["seed"] = p.seed;
+  d["checkpoint_file"] = p.checkpointFile;
+  d["checkpoint_every"] = p.checkpointEvery;
+  d["resume_file"] = p.resumeFile;
   return d;
 }
 

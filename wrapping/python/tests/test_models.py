@@ -203,6 +203,30 @@ def test_interruption_leaves_no_partial_result(parallel_scan):
     assert np.isfinite(recon).all()
 
 
+def test_checkpoint_at_ctrl_c_resumes_to_the_uninterrupted_result(parallel_scan, tmp_path):
+    model, _, sinogram = parallel_scan
+    run = dict(max_iterations=5, stop_threshold_change_pct=0.0)
+    full, full_log = model.recon(sinogram, **run)
+    checkpoint = tmp_path / "run.ckpt"
+
+    def stop(fraction):
+        if fraction > 0.5:
+            signal.raise_signal(signal.SIGINT)
+
+    with pytest.raises(KeyboardInterrupt):
+        model.recon(sinogram, progress=stop, checkpoint=checkpoint, **run)
+    assert checkpoint.exists() and [p.name for p in tmp_path.iterdir()] == ["run.ckpt"]
+    resumed, log = model.recon(sinogram, resume=checkpoint, **run)
+    assert nrmse(resumed, full) < 1e-4
+    assert len(log["iterations"]) == len(full_log["iterations"]) == 5
+    changed = sinogram.copy()
+    changed[0, 0, 0] += 1.0
+    with pytest.raises(ValueError, match="other projections"):
+        model.recon(changed, resume=checkpoint, **run)
+    with pytest.raises(ValueError, match="checkpoint_every"):
+        model.recon(sinogram, checkpoint=checkpoint, checkpoint_every=0, **run)
+
+
 def test_denoise_reduces_noise():
     phantom = itk_mbir.generate_3d_shepp_logan_low_dynamic_range((40, 40, 12))
     noisy = phantom + 0.05 * np.random.default_rng(3).standard_normal(phantom.shape).astype(np.float32)
