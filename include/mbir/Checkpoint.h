@@ -53,7 +53,7 @@ struct ReconCheckpoint
   double                    sigmaYFactor = 1.0;            // what the fit test applied
   bool                      fitTested = false;
   std::string               regularizationNote;
-  std::vector<IterationLog> log; // the iterations done
+  std::vector<IterationLog> log;    // the iterations done
   std::vector<float>        volume; // (rows, cols, slices)
 };
 

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <numeric>
 #include <sstream>
@@ -192,12 +193,12 @@ regularizationInputs(const Geometry & geometry, const ReconParams & params)
 // The keys that tie a checkpoint to its run: the data (read back in blocks of views), the geometry as its file
 // would write it, and every parameter that changes the result (the regularisation as resolved for this call).
 ReconCheckpoint
-checkpointKeys(const Projector &          projector,
-               const ReconParams &        params,
+checkpointKeys(const Projector &            projector,
+               const ReconParams &          params,
                const RegularizationParams & reg,
-               const DeviceSinogram &     sinogram,
-               const DeviceSinogram *     weights,
-               const DeviceVolume *       proxInput)
+               const DeviceSinogram &       sinogram,
+               const DeviceSinogram *       weights,
+               const DeviceVolume *         proxInput)
 {
   ReconCheckpoint keys;
   keys.shape = projector.reconShape();
@@ -226,8 +227,15 @@ checkpointKeys(const Projector &          projector,
   keys.inputsKey = inputs.value();
   keys.geometryKey = Fingerprint().add(geometryToJson(projector.geometry())).value();
   Fingerprint p;
-  for (const float v : { reg.sigmaY, reg.sigmaX, reg.sigmaProx, reg.mismatchFactor, params.p, params.q, params.T,
-                         params.stopThresholdChangePct, params.maxOverrelaxation })
+  for (const float v : { reg.sigmaY,
+                         reg.sigmaX,
+                         reg.sigmaProx,
+                         reg.mismatchFactor,
+                         params.p,
+                         params.q,
+                         params.T,
+                         params.stopThresholdChangePct,
+                         params.maxOverrelaxation })
     p.addValue(v);
   p.add(params.qggmrfNeighbourWeights.data(), sizeof params.qggmrfNeighbourWeights);
   p.add(params.granularity.data(), params.granularity.size() * sizeof(int)).addValue(params.granularity.size());
@@ -284,7 +292,8 @@ Reconstructor::checkParams() const
   if (!m_Params.checkpointFile.empty())
   {
     // Before the long computation, not at its first checkpoint.
-    const std::filesystem::path file(m_Params.checkpointFile), folder = file.has_parent_path() ? file.parent_path() : ".";
+    const std::filesystem::path file(m_Params.checkpointFile),
+      folder = file.has_parent_path() ? file.parent_path() : ".";
     if (!std::filesystem::is_directory(folder) || ::access(folder.c_str(), W_OK) != 0)
       throw std::invalid_argument("checkpoint '" + m_Params.checkpointFile + "': the folder '" + folder.string() +
                                   "' does not exist or is not writable");
@@ -736,11 +745,15 @@ Reconstructor::solve(const DeviceSinogram & sinogram, // what it allocates, memo
         writeCheckpoint(m_Params.checkpointFile, c);
       if (m_Params.verbose >= 1)
       {
-        std::ostringstream line;
-        line << "Checkpoint " << (state.subsetsDone > 0 ? "at the stop" : "after iteration " + std::to_string(state.iteration))
-             << ": '" << m_Params.checkpointFile << "' ("
-             << std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count() << " s)";
-        log(line.str());
+        char seconds[32];
+        std::snprintf(seconds,
+                      sizeof seconds,
+                      "%.2f s",
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+        log(
+          "Checkpoint " +
+          (state.subsetsDone > 0 ? std::string("at the stop") : "after iteration " + std::to_string(state.iteration)) +
+          ": '" + m_Params.checkpointFile + "' (" + seconds + ")");
       }
     };
   }

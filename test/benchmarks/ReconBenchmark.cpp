@@ -6,9 +6,11 @@
 // The device benchmarks count the bytes each device sends per iteration (bytes_per_iteration: the collectives as a
 // ring moves them, (N-1)/N of a reduce-scatter's or all-gather's data, plus halos and broadcasts). Under MPI,
 // `mpirun -np N mbir-benchmark-recon --benchmark_filter=ranks` runs ranks/Cpu/S/N: one device per rank.
+// checkpoint/Cpu/N: the size and write time of a recon checkpoint, and a recon's time with one every iteration.
 // Problem: parallel beam, N views x N rows x N channels (recon N x N x N), Shepp-Logan phantom.
 
 #include "CountingCommunicator.h"
+#include "mbir/Checkpoint.h"
 #include "mbir/Phantom.h"
 #include "mbir/ProcessGroup.h"
 #include "mbir/Reconstructor.h"
@@ -17,7 +19,11 @@
 
 #include <sys/resource.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <cmath>
@@ -143,6 +149,46 @@ ranks(benchmark::State & state)
   run(state, reconstructor, group, &bytesSent(*joined));
 }
 
+// Checkpoints (a checkpoint every iteration of four): the bytes and seconds of one, and the recon's time with them
+// against the same recon without, measured in the same run. They go to TMPDIR (a disk, not tmpfs, for fsync's
+// cost).
+void
+checkpoints(benchmark::State & state)
+{
+  const auto  device = makeCpuBackend();
+  ReconParams params;
+  params.verbose = 0;
+  params.maxIterations = 4;
+  params.stopThresholdChangePct = 0.0f;
+  const Reconstructor plain(scan(static_cast<int>(state.range(0))), device, params);
+  const std::string   file =
+    (std::filesystem::temp_directory_path() / ("mbir-benchmark-" + std::to_string(::getpid()) + ".mbirckpt")).string();
+  params.checkpointFile = file;
+  const Reconstructor      saving(scan(static_cast<int>(state.range(0))), device, params);
+  const std::vector<float> sino = plain.forwardProject(sheppLoganLowDynamicRange(plain.projector().reconShape()));
+  using Clock = std::chrono::steady_clock;
+  double plainSeconds = 0.0, savingSeconds = 0.0, checkpointSeconds = 0.0;
+  for (auto _ : state)
+  {
+    auto start = Clock::now();
+    plain.recon(sino);
+    plainSeconds += std::chrono::duration<double>(Clock::now() - start).count();
+    start = Clock::now();
+    saving.recon(sino);
+    savingSeconds += std::chrono::duration<double>(Clock::now() - start).count();
+    // One more checkpoint of the same state, timed alone.
+    const ReconCheckpoint saved = readCheckpoint(file);
+    start = Clock::now();
+    writeCheckpoint(file, saved);
+    checkpointSeconds += std::chrono::duration<double>(Clock::now() - start).count();
+  }
+  state.counters["checkpoint_MiB"] = double(std::filesystem::file_size(file)) / (1 << 20);
+  state.counters["seconds_per_checkpoint_write"] = checkpointSeconds / state.iterations();
+  state.counters["recon_time_ratio_with_checkpoints"] = savingSeconds / plainSeconds;
+  state.counters["checkpoints_per_recon"] = params.maxIterations - 1; // none after the last iteration
+  std::filesystem::remove(file);
+}
+
 // The whole recon at `reconSizes`, the first VCD iterations on 1, 2, 4, ... maxDevices at `iterationSizes`.
 void
 registerAll(const std::string &        kind,
@@ -178,6 +224,11 @@ int
 main(int argc, char ** argv)
 {
   registerAll("Cpu", cpu, { 64, 128, 256 }, { 128, 256 }, 4);
+  benchmark::RegisterBenchmark("checkpoint/Cpu", checkpoints)
+    ->Arg(128)
+    ->Arg(256)
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond);
   const ProcessGroup & world = processGroup();
   for (const int n : { 128, 256 })
   {

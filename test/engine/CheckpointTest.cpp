@@ -99,8 +99,8 @@ expectSameRun(const ReconResult & resumed, const ReconResult & uninterrupted)
   }
   // The resumed run recomputes the error sinogram from the saved volume, so it agrees to float rounding.
   EXPECT_LT(nrmse(resumed.recon, uninterrupted.recon), 1e-4);
-  EXPECT_NEAR(resumed.log.back().forwardLoss, uninterrupted.log.back().forwardLoss,
-              1e-4 * uninterrupted.log.back().forwardLoss);
+  EXPECT_NEAR(
+    resumed.log.back().forwardLoss, uninterrupted.log.back().forwardLoss, 1e-4 * uninterrupted.log.back().forwardLoss);
 }
 
 } // namespace
