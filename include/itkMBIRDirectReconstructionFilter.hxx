@@ -49,8 +49,8 @@ MBIRDirectReconstructionFilter<TInputImage, TOutputImage>::GenerateData()
     const mbir::Projector projector(geometry.GetEngineGeometry(), devices);
     volume = std::make_shared<const mbir::DeviceVolume>(mbir::directRecon(
       projector, *MBIRFilterSupport::Projections(this->GetInput(), geometry, devices, "projections")));
+    MBIRFilterSupport::WriteVolume(this->GetOutput(), std::move(volume)); // a download that can fail too
   });
-  MBIRFilterSupport::WriteVolume(this->GetOutput(), std::move(volume));
   this->UpdateProgress(1.0f);
 }
 

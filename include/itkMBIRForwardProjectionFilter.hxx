@@ -49,8 +49,8 @@ MBIRForwardProjectionFilter<TInputImage, TOutputImage>::GenerateData()
     const mbir::Projector projector(geometry.GetEngineGeometry(), devices);
     projections = std::make_shared<const mbir::DeviceSinogram>(
       projector.forwardProject(*MBIRFilterSupport::Volume(this->GetInput(), geometry, devices, "volume")));
+    MBIRFilterSupport::WriteProjections(this->GetOutput(), std::move(projections)); // a download that can fail too
   });
-  MBIRFilterSupport::WriteProjections(this->GetOutput(), std::move(projections));
   this->UpdateProgress(1.0f);
 }
 

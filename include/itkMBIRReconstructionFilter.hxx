@@ -157,10 +157,10 @@ MBIRReconstructionFilter<TInputImage, TOutputImage>::GenerateData()
     {
       result = reconstructor.recon(*projections, weights.get(), init);
     }
+    m_Report = result;
+    MBIRFilterSupport::WriteVolume(this->GetOutput(), // a download that can fail too
+                                   std::make_shared<const mbir::DeviceVolume>(std::move(result.recon)));
   });
-  m_Report = result;
-  MBIRFilterSupport::WriteVolume(this->GetOutput(),
-                                 std::make_shared<const mbir::DeviceVolume>(std::move(result.recon)));
   this->UpdateProgress(1.0f);
 }
 

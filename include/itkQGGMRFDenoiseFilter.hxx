@@ -56,10 +56,10 @@ QGGMRFDenoiseFilter<TInputImage, TOutputImage>::GenerateData()
   this->UpdateProgress(0.0f);
   MBIRFilterSupport::RunEngine(this, [&] {
     result = mbir::qggmrfDenoise(*MBIRFilterSupport::Volume(this->GetInput(), devices, "volume"), params);
+    m_Report = result;
+    MBIRFilterSupport::WriteVolume(this->GetOutput(), // a download that can fail too
+                                   std::make_shared<const mbir::DeviceVolume>(std::move(result.image)));
   });
-  m_Report = result;
-  MBIRFilterSupport::WriteVolume(this->GetOutput(),
-                                 std::make_shared<const mbir::DeviceVolume>(std::move(result.image)));
   this->UpdateProgress(1.0f);
 }
 
