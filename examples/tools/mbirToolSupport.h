@@ -26,6 +26,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <new>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -546,6 +547,12 @@ run(const std::string & tool, const std::function<void()> & body)
     catch (const itk::ExceptionObject & e)
     {
       std::cerr << who << ": " << description(e) << "\n";
+      return fail(1);
+    }
+    catch (const std::bad_alloc &)
+    {
+      std::cerr << who << ": out of host memory: the data do not fit in this machine's memory (use a smaller "
+                << "volume or detector, fewer views, or a machine with more memory)\n";
       return fail(1);
     }
     catch (const std::exception & e)

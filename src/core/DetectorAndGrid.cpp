@@ -3,6 +3,7 @@
 #include "GeometryChecks.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace mbir {
 
@@ -46,6 +47,15 @@ DetectorAndGrid::validateDetectorAndGrid(const std::string & geometry) const
     detail::invalidGeometry(geometry,
                             "sinogram_shape " + s.str() + " must have at least one view, one row and one channel");
   }
+  // Pixel and detector-cell indices are 32-bit (CylinderBatch, the kernels).
+  constexpr std::size_t kMaxIndex = std::size_t(std::numeric_limits<int>::max());
+  if (std::size_t(s.rows) * std::size_t(s.channels) > kMaxIndex)
+  {
+    detail::invalidGeometry(geometry,
+                            "sinogram_shape " + s.str() + " has " + std::to_string(std::size_t(s.rows) * s.channels) +
+                              " detector cells per view, more than the 2^31 - 1 this engine indexes; bin the "
+                              "detector");
+  }
   detail::requirePositive(geometry, deltaDetChannel, "delta_det_channel", "give the detector channel pitch");
   detail::requirePositive(geometry, deltaDetRow, "delta_det_row", "give the detector row pitch");
   detail::requireFinite(geometry, detChannelOffset, "det_channel_offset");
@@ -59,6 +69,13 @@ DetectorAndGrid::validateDetectorAndGrid(const std::string & geometry) const
     detail::invalidGeometry(geometry,
                             "recon_shape " + reconShape.str() +
                               " must be positive in every axis; call autoSetReconGeometry() or set it");
+  }
+  if (reconShape.numPixels() > kMaxIndex)
+  {
+    detail::invalidGeometry(geometry,
+                            "recon_shape " + reconShape.str() + " has " + std::to_string(reconShape.numPixels()) +
+                              " pixels per slice, more than the 2^31 - 1 this engine indexes; use a coarser grid "
+                              "(delta_voxel) or fewer rows and columns");
   }
   rorMask.validate(reconShape);
 }

@@ -21,6 +21,7 @@
 #include "mbir/Backend.h"
 
 #include <cmath>
+#include <new>
 #include <sstream>
 #include <stdexcept>
 
@@ -426,6 +427,11 @@ MBIRFilterSupport::RunEngine(const ProcessObject * filter, const std::function<v
   catch (const ExceptionObject &)
   {
     throw;
+  }
+  catch (const std::bad_alloc &)
+  {
+    itkGenericExceptionMacro(<< filter->GetNameOfClass()
+                             << ": out of host memory: the data do not fit in this machine's memory");
   }
   catch (const std::exception & e)
   {

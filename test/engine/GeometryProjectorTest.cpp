@@ -501,6 +501,15 @@ TEST(GeometryDefaults, GridsMatchSpec)
   EXPECT_NO_THROW(Projector(cropped, makeCpuBackend()));
 }
 
+TEST(GeometryValidation, RejectsSizesPastThirtyTwoBitIndices)
+{
+  ParallelBeamGeometry wide({ 4, 8, 64 }, test::linspace(0, M_PI, 4));
+  wide.reconShape = ReconShape{ 50000, 50000, 8 }; // 2.5e9 pixels per slice
+  expectInvalid([&] { wide.validate(); }, "2500000000 pixels per slice, more than the 2^31 - 1");
+  const ParallelBeamGeometry detector({ 4, 50000, 50000 }, test::linspace(0, M_PI, 4));
+  expectInvalid([&] { detector.validate(); }, "2500000000 detector cells per view");
+}
+
 TEST(GeometryValidation, RejectsImpossibleGeometries)
 {
   const std::vector<float> angles = test::linspace(0, M_PI, 8);
