@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs, builds everything (engine, CUDA backend when nvcc is present, ITK layer, Python package, tests,
-# benchmarks) and runs every test: the C++ suites and the Python package's pytest suite through ctest.
+# benchmarks) and runs every test: the C++ suites and the Python package's pytest suite through ctest; then the
+# sanitizer runs and the fuzzers.
 # The CUDA code is compiled for one GPU architecture, CUDAARCHS (default 90), to keep CI short.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,3 +21,8 @@ ctest --output-on-failure --timeout 1200 -j "$(nproc)"
 # when the wheel cannot be used).
 cd ..
 scripts/test-itk54.sh
+
+# The engine's tests under AddressSanitizer + UndefinedBehaviorSanitizer and ThreadSanitizer, and every fuzz target
+# for 60 s (README "Reliability").
+scripts/test-sanitizers.sh both
+scripts/fuzz.sh 60

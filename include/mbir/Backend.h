@@ -68,7 +68,8 @@ struct RampDirection
   float row = 0.0f;
 };
 
-class Backend
+// Backends are made by the factories below as std::shared_ptr; each allocation keeps its backend alive.
+class Backend : public std::enable_shared_from_this<Backend>
 {
 public:
   virtual ~Backend() = default;
@@ -98,7 +99,8 @@ public:
   }
 
   // Zero-filled device memory; OutOfDeviceMemory when the device cannot hold it (or it would pass the
-  // memory limit), naming the device, what was asked for and what is free.
+  // memory limit), naming the device, what was asked for and what is free. The memory keeps this backend alive
+  // (when a std::shared_ptr owns it), so it may outlive every other handle on it.
   DeviceAllocation
   allocateBytes(std::size_t bytes);
 

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <utility>
 
 namespace mbir {
@@ -36,6 +37,14 @@ public:
     }
   }
 
+  // Keeps `owner` (the backend that made the memory) alive until the memory is released, so that an allocation
+  // may outlive every other handle on its backend.
+  void
+  keepAlive(std::shared_ptr<const void> owner)
+  {
+    m_Owner = std::move(owner);
+  }
+
   void *
   get() const
   {
@@ -54,11 +63,13 @@ private:
     std::swap(m_Pointer, other.m_Pointer);
     std::swap(m_Bytes, other.m_Bytes);
     std::swap(m_Release, other.m_Release);
+    std::swap(m_Owner, other.m_Owner);
   }
 
   void *                                   m_Pointer = nullptr;
   std::size_t                              m_Bytes = 0;
   std::function<void(void *, std::size_t)> m_Release;
+  std::shared_ptr<const void>              m_Owner; // destroyed after m_Release ran (the destructor's body)
 };
 
 // A typed array in device memory.

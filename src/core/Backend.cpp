@@ -23,7 +23,9 @@ Backend::allocateBytes(std::size_t bytes)
   {
     throw OutOfDeviceMemory(outOfMemoryMessage(bytes));
   }
-  return allocateOnDevice(bytes);
+  DeviceAllocation memory = allocateOnDevice(bytes);
+  memory.keepAlive(weak_from_this().lock());
+  return memory;
 }
 
 std::size_t

@@ -1,0 +1,41 @@
+// Fuzz target: the checkpoint reader. Any bytes either read or are refused with std::runtime_error naming the file
+// (never a crash, a huge allocation from a lying header, or undefined behaviour); a checkpoint that reads writes
+// back to one that reads the same.
+
+#include "mbir/Checkpoint.h"
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+extern "C" int
+LLVMFuzzerTestOneInput(const std::uint8_t * data, std::size_t size)
+{
+  static const std::string path =
+    (std::filesystem::temp_directory_path() / ("mbir-fuzz-" + std::to_string(::getpid()) + ".mbirckpt")).string();
+  std::FILE * file = std::fopen(path.c_str(), "wb");
+  if (!file)
+    std::abort();
+  std::fwrite(data, 1, size, file);
+  std::fclose(file);
+  mbir::ReconCheckpoint checkpoint;
+  try
+  {
+    checkpoint = mbir::readCheckpoint(path);
+  }
+  catch (const std::runtime_error &)
+  {
+    return 0;
+  }
+  mbir::writeCheckpoint(path, checkpoint);
+  const mbir::ReconCheckpoint again = mbir::readCheckpoint(path);
+  if (again.volume != checkpoint.volume || again.log.size() != checkpoint.log.size() ||
+      again.randomState != checkpoint.randomState || again.iteration != checkpoint.iteration)
+    std::abort();
+  return 0;
+}

@@ -1,0 +1,51 @@
+// Fuzz target: the scanner-file readers of the ITK layer. The first byte chooses the file the rest becomes: a
+// Nikon .xtekct file, a TIFF folder's JSON sidecar, or a TIFF projection beside a valid sidecar. Each either reads
+// or is refused with an itk::ExceptionObject naming the file; never a crash, another exception or undefined
+// behaviour.
+
+#include "itkMBIRScanReader.h"
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+extern "C" int
+LLVMFuzzerTestOneInput(const std::uint8_t * data, std::size_t size)
+{
+  namespace fs = std::filesystem;
+  if (size == 0)
+    return 0;
+  static const fs::path folder = fs::temp_directory_path() / ("mbir-fuzz-scan-" + std::to_string(::getpid()));
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  const std::string rest(reinterpret_cast<const char *>(data) + 1, size - 1);
+  auto              write = [&](const std::string & name, const std::string & content) {
+    std::ofstream(folder / name, std::ios::binary) << content;
+    return (folder / name).string();
+  };
+  try
+  {
+    switch (data[0] % 3)
+    {
+      case 0:
+        itk::MBIRScanReader::ReadXtekCT(write("scan.xtekct", rest));
+        break;
+      case 1:
+        itk::MBIRScanReader::ReadTiffFolder(folder.string(), write("scan.json", rest));
+        break;
+      default:
+        write("proj_0000.tif", rest);
+        itk::MBIRScanReader::ReadTiffFolder(
+          folder.string(),
+          write("scan.json",
+                R"({"geometry": "parallel", "projections": "proj_*.tif", "angles": [0], "angle_unit": "radian", )"
+                R"("pixel_size": 0.1})"));
+    }
+  }
+  catch (const itk::ExceptionObject &)
+  {}
+  return 0;
+}
