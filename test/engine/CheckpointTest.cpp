@@ -14,6 +14,7 @@
 #include <fstream>
 
 using namespace mbir;
+using mbir::test::cpuDevices;
 using mbir::test::expectInvalid;
 
 namespace {
@@ -63,14 +64,6 @@ sixIterations()
   return params;
 }
 
-std::shared_ptr<const DeviceGroup>
-cpuDevices(int n)
-{
-  std::vector<std::shared_ptr<Backend>> devices;
-  for (int d = 0; d < n; ++d)
-    devices.push_back(makeCpuBackend());
-  return std::make_shared<const DeviceGroup>(devices);
-}
 
 struct Problem
 {

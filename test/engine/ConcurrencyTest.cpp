@@ -13,17 +13,9 @@
 #include <thread>
 
 using namespace mbir;
+using mbir::test::cpuDevices;
 
 namespace {
-
-std::shared_ptr<const DeviceGroup>
-cpuDevices(int n)
-{
-  std::vector<std::shared_ptr<Backend>> devices;
-  for (int d = 0; d < n; ++d)
-    devices.push_back(makeCpuBackend());
-  return std::make_shared<const DeviceGroup>(devices);
-}
 
 ReconParams
 threeIterations()

@@ -19,20 +19,10 @@
 #include <cstdlib>
 
 using namespace mbir;
+using mbir::test::cpuDevices;
 using mbir::test::expectInvalid;
 
 namespace {
-
-std::shared_ptr<const DeviceGroup>
-cpuDevices(int n)
-{
-  std::vector<std::shared_ptr<Backend>> devices;
-  for (int d = 0; d < n; ++d)
-  {
-    devices.push_back(makeCpuBackend());
-  }
-  return std::make_shared<const DeviceGroup>(devices);
-}
 
 class DeviceCount : public ::testing::TestWithParam<test::NamedGeometry>
 {};

@@ -1,7 +1,8 @@
 #pragma once
 // Helpers shared by the engine, ITK and CUDA tests: reproducible random arrays, float64 dot products,
-// relative errors and the reference-file reader.
+// relative errors, the reference-file reader and groups of CPU devices.
 
+#include "mbir/Devices.h"
 #include "mbir/ParallelBeamGeometry.h"
 
 #include <gtest/gtest.h>
@@ -17,6 +18,16 @@
 #include <vector>
 
 namespace mbir::test {
+
+// n CPU devices joined in one group by the engine's communicator for them.
+inline std::shared_ptr<const DeviceGroup>
+cpuDevices(int n)
+{
+  std::vector<std::shared_ptr<Backend>> devices;
+  for (int d = 0; d < n; ++d)
+    devices.push_back(makeCpuBackend());
+  return std::make_shared<const DeviceGroup>(devices);
+}
 
 inline std::vector<float>
 uniformRandom(std::size_t n, unsigned seed, float low = 0.0f, float high = 1.0f)
