@@ -21,9 +21,11 @@ if [ "$which" = address ] || [ "$which" = both ]; then
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
     > /dev/null
   cmake --build build-asan
-  # Python, Slicer and the external-module consumer build other trees than this one: not sanitized here.
-  (cd build-asan && ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --output-on-failure --timeout 3000 -j "$(nproc)" -E "python|slicer|external-module|mpi")
+  # Python, Slicer and the external-module consumer build other trees than this one: not sanitized here. A huge
+  # allocation fails as it would without ASan (std::bad_alloc, which the tools report), rather than aborting; the
+  # tool test of a 256 TB volume is left out, since its tool does not see ASAN_OPTIONS through RunTool.cmake.
+  (cd build-asan && ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --output-on-failure --timeout 3000 -j "$(nproc)" -E "python|slicer|external-module|mpi|huge-volume")
 fi
 
 if [ "$which" = thread ] || [ "$which" = both ]; then

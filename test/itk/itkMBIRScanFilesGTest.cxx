@@ -436,6 +436,7 @@ TEST(ScanFilesMetadata, FiltersRefuseANonIdentityDirection)
   auto flip = itk::FlipImageFilter<ImageType>::New();
   flip->SetInput(projections);
   itk::FlipImageFilter<ImageType>::FlipAxesArrayType axes;
+  axes.Fill(false); // an itk::FixedArray starts uninitialised (UBSan: "not a valid value for type 'bool'")
   axes[0] = true;
   flip->SetFlipAxes(axes);
   flip->FlipAboutOriginOff();
