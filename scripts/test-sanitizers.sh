@@ -8,6 +8,7 @@
 #   scripts/test-sanitizers.sh [address|thread|both] [--all]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+here=$PWD
 which=${1:-both}
 all=OFF
 [ "${2:-}" = --all ] && all=ON
@@ -24,7 +25,9 @@ if [ "$which" = address ] || [ "$which" = both ]; then
   # Python, Slicer and the external-module consumer build other trees than this one: not sanitized here. A huge
   # allocation fails as it would without ASan (std::bad_alloc, which the tools report), rather than aborting; the
   # tool test of a 256 TB volume is left out, since its tool does not see ASAN_OPTIONS through RunTool.cmake.
-  (cd build-asan && ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  # ITK 5.2's own TIFF defects that the scan-files corpus reaches are suppressed (test/fuzz/suppressions/).
+  (cd build-asan && ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:allocator_may_return_null=1:suppressions=$here/test/fuzz/suppressions/asan.txt \
+    LSAN_OPTIONS=suppressions=$here/test/fuzz/suppressions/lsan.txt UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --output-on-failure --timeout 3000 -j "$(nproc)" -E "python|slicer|external-module|mpi|huge-volume")
 fi
 

@@ -33,7 +33,34 @@
 #include <string>
 #include <vector>
 
+#ifdef MBIR_TOOL_FAULT_INJECTION
+#  include "FaultInjection.h"
+#endif
+
 namespace mbirtool {
+
+#ifdef MBIR_TOOL_FAULT_INJECTION
+// Test builds of the tools only (mbir-*-faults, examples/tools/fault-test.sh): the filters run on one CPU device
+// whose MBIR_FAULT_AT-th call fails (test/support/FaultInjection.h); at exit the tool says how many device calls it
+// made and how many bytes it left allocated.
+struct InjectedFaults
+{
+  std::shared_ptr<mbir::test::FaultPlan> plan = std::make_shared<mbir::test::FaultPlan>();
+  std::shared_ptr<mbir::Backend>         device = mbir::makeCpuBackend();
+
+  InjectedFaults()
+  {
+    if (const char * at = std::getenv("MBIR_FAULT_AT"))
+      plan->failAt = std::atol(at);
+  }
+  ~InjectedFaults()
+  {
+    std::cerr << "fault injection: " << plan->calls.load() << " device calls, " << device->bytesInUse()
+              << " bytes left allocated\n";
+  }
+};
+inline InjectedFaults injectedFaults;
+#endif
 
 using ImageType = itk::Image<float, 3>;
 
@@ -192,7 +219,11 @@ public:
   void
   Apply(TFilter * filter) const
   {
+#ifdef MBIR_TOOL_FAULT_INJECTION
+    filter->SetDevices({ std::make_shared<mbir::test::FaultyBackend>(injectedFaults.device, injectedFaults.plan) });
+#else
     filter->ConfigureDevices(Selection());
+#endif
   }
 
 private:

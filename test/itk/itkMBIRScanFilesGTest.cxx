@@ -254,6 +254,25 @@ TEST(ScanFilesTiff, MalformedFiles)
     writeTiff(folder / "proj_1.tif", 6, 4, 1);
     writeTiff(folder / "dark_1.tif", 6, 3, 11);
     expectFails(read(good), { "dark_1.tif", "dark", "is 6 x 3 pixels but 6 x 4" });
+    writeTiff(folder / "dark_1.tif", 6, 4, 11);
+  }
+  {
+    SCOPED_TRACE("a damaged page chain (ITK's own reader would walk it for minutes)");
+    writeText(folder / "proj_1.tif", std::string("II*\0\x08\0\0\0\x05\0", 10)); // 5 entries announced, none there
+    expectFails(read(good), { "proj_1.tif", "projection", "runs past the end of the file" });
+    writeText(folder / "proj_1.tif", std::string("MM\0*\0\0\xff\xff\0\0", 10));
+    expectFails(read(good), { "proj_1.tif", "at byte 65535", "lies outside the file (10 bytes)" });
+    writeText(folder / "proj_1.tif", std::string("II,\0\x08\0\0\0", 8));
+    expectFails(read(good), { "proj_1.tif", "version 44, expected 42, or 43 for BigTIFF" });
+  }
+  {
+    SCOPED_TRACE("several pages");
+    using VolumeType = itk::Image<float, 3>;
+    auto pages = VolumeType::New();
+    pages->SetRegions(VolumeType::SizeType{ { 6, 4, 2 } });
+    pages->Allocate(true);
+    itk::WriteImage(pages, (folder / "proj_1.tif").string());
+    expectFails(read(good), { "proj_1.tif", "more than one page", "one image per file" });
   }
 }
 
