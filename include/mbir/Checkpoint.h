@@ -35,8 +35,20 @@ private:
   std::uint64_t m_Bytes = 0;
 };
 
-// The state of a recon between two subset updates. Iteration `iteration` of the schedule has done its first
+// Where the VCD solver stands between two subset updates: iteration `iteration` of the schedule has done its first
 // `subsetsDone` subsets (0 between iterations) in the order that the generator state `randomState` shuffles.
+struct SolverState
+{
+  int                       iteration = 0;
+  int                       subsetsDone = 0;
+  double                    changed = 0.0, alphaSum = 0.0; // that iteration's sums over its subsets so far
+  std::string               randomState;        // std::mt19937_64 as its stream operator writes it; empty: as given
+  std::vector<IterationLog> log;                // the iterations done
+  double                    sigmaYFactor = 1.0; // what the fit test applied
+  bool                      fitTested = false;
+};
+
+// A recon's checkpoint: the solver's state, the volume it reached, and the keys that tie it to its inputs.
 struct ReconCheckpoint
 {
   // What the run was: a resume refuses a checkpoint whose keys differ from its own.
@@ -45,16 +57,10 @@ struct ReconCheckpoint
   std::uint64_t parametersKey = 0; // every parameter that changes the result
   ReconShape    shape;
 
-  int                       iteration = 0;
-  int                       subsetsDone = 0;
-  int                       scheduledIterations = 0;
-  double                    changed = 0.0, alphaSum = 0.0; // the iteration's sums over its subsets so far
-  std::string               randomState;                   // std::mt19937_64 as its stream operator writes it
-  double                    sigmaYFactor = 1.0;            // what the fit test applied
-  bool                      fitTested = false;
-  std::string               regularizationNote;
-  std::vector<IterationLog> log;    // the iterations done
-  std::vector<float>        volume; // (rows, cols, slices)
+  int                scheduledIterations = 0;
+  SolverState        state;
+  std::string        regularizationNote;
+  std::vector<float> volume; // (rows, cols, slices)
 };
 
 // Writes through a temporary file in the same folder, flushed to disk and renamed over `path`, so that a crash

@@ -151,17 +151,17 @@ writeFields(FieldWriter & out, const ReconCheckpoint & c)
   out.value(c.shape.rows);
   out.value(c.shape.cols);
   out.value(c.shape.slices);
-  out.value(c.iteration);
-  out.value(c.subsetsDone);
+  out.value(c.state.iteration);
+  out.value(c.state.subsetsDone);
   out.value(c.scheduledIterations);
-  out.value(c.changed);
-  out.value(c.alphaSum);
-  out.text(c.randomState);
-  out.value(c.sigmaYFactor);
-  out.value<std::uint8_t>(c.fitTested);
+  out.value(c.state.changed);
+  out.value(c.state.alphaSum);
+  out.text(c.state.randomState);
+  out.value(c.state.sigmaYFactor);
+  out.value<std::uint8_t>(c.state.fitTested);
   out.text(c.regularizationNote);
-  out.value<std::uint64_t>(c.log.size());
-  for (const IterationLog & e : c.log)
+  out.value<std::uint64_t>(c.state.log.size());
+  for (const IterationLog & e : c.state.log)
   {
     out.value(e.iteration);
     out.value(e.numSubsets);
@@ -191,14 +191,14 @@ readFields(FieldReader & in)
   c.shape.rows = in.value<int>();
   c.shape.cols = in.value<int>();
   c.shape.slices = in.value<int>();
-  c.iteration = in.value<int>();
-  c.subsetsDone = in.value<int>();
+  c.state.iteration = in.value<int>();
+  c.state.subsetsDone = in.value<int>();
   c.scheduledIterations = in.value<int>();
-  c.changed = in.value<double>();
-  c.alphaSum = in.value<double>();
-  c.randomState = in.text();
-  c.sigmaYFactor = in.value<double>();
-  c.fitTested = in.value<std::uint8_t>() != 0;
+  c.state.changed = in.value<double>();
+  c.state.alphaSum = in.value<double>();
+  c.state.randomState = in.text();
+  c.state.sigmaYFactor = in.value<double>();
+  c.state.fitTested = in.value<std::uint8_t>() != 0;
   c.regularizationNote = in.text();
   const auto entries = in.value<std::uint64_t>();
   if (entries > in.left() / 8)
@@ -210,7 +210,7 @@ readFields(FieldReader & in)
     e.numSubsets = in.value<int>();
     for (double * v : { &e.changePct, &e.forwardLoss, &e.priorLoss, &e.alpha, &e.seconds, &e.totalCost })
       *v = in.value<double>();
-    c.log.push_back(e);
+    c.state.log.push_back(e);
   }
   const auto values = in.value<std::uint64_t>();
   if (c.shape.rows <= 0 || c.shape.cols <= 0 || c.shape.slices <= 0 || values != c.shape.size())

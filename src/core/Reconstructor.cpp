@@ -555,7 +555,7 @@ Reconstructor::solve(const DeviceSinogram & sinogram, // what it allocates, memo
   {
     resumed = readCheckpoint(m_Params.resumeFile);
     std::string why = checkpointMismatch(resumed, keys);
-    if (why.empty() && resumed.iteration >= resumed.scheduledIterations)
+    if (why.empty() && resumed.state.iteration >= resumed.scheduledIterations)
       why = "it holds no iteration left to run";
     if (!why.empty())
       throw std::invalid_argument("cannot resume from checkpoint '" + m_Params.resumeFile + "': " + why);
@@ -707,39 +707,26 @@ Reconstructor::solve(const DeviceSinogram & sinogram, // what it allocates, memo
 
   if (resume)
   {
-    settings.start = detail::VcdState{ std::size_t(resumed.iteration),
-                                       std::size_t(resumed.subsetsDone),
-                                       resumed.changed,
-                                       resumed.alphaSum,
-                                       resumed.randomState,
-                                       resumed.log,
-                                       resumed.sigmaYFactor,
-                                       resumed.fitTested };
+    settings.start = resumed.state;
     if (m_Params.verbose >= 1)
       log("Resuming from checkpoint '" + m_Params.resumeFile + "' at iteration " +
-          std::to_string(resumed.iteration + 1) + "/" + std::to_string(schedule.size()) +
-          (resumed.subsetsDone > 0 ? ", after subset " + std::to_string(resumed.subsetsDone) : std::string()));
+          std::to_string(settings.start.iteration + 1) + "/" + std::to_string(schedule.size()) +
+          (settings.start.subsetsDone > 0 ? ", after subset " + std::to_string(settings.start.subsetsDone)
+                                          : std::string()));
   }
   if (!m_Params.checkpointFile.empty())
   {
     settings.checkpointEvery = m_Params.checkpointEvery;
-    settings.checkpoint = [&, this](const detail::VcdState & state) {
+    settings.checkpoint = [&, this](const SolverState & state) {
       // Ranks stop at different subsets when interrupted, so across processes only the regular checkpoints,
       // which every rank reaches together, are collective enough to gather the volume.
       if (state.subsetsDone > 0 && processGroup().size > 1)
         return;
       const auto      begin = std::chrono::steady_clock::now();
       ReconCheckpoint c = keys;
-      c.iteration = static_cast<int>(state.iteration);
-      c.subsetsDone = static_cast<int>(state.subsetsDone);
       c.scheduledIterations = static_cast<int>(schedule.size());
-      c.changed = state.changed;
-      c.alphaSum = state.alphaSum;
-      c.randomState = state.randomState;
-      c.sigmaYFactor = state.sigmaYFactor;
-      c.fitTested = state.fitTested;
+      c.state = state;
       c.regularizationNote = reg.note;
-      c.log = state.log;
       c.volume = x.download();
       if (processGroup().rank == 0)
         writeCheckpoint(m_Params.checkpointFile, c);

@@ -183,12 +183,13 @@ runVcd(VcdVolume &              volume,
   const float                   proxScale = 1.0f / (prior.sigmaProx * prior.sigmaProx);
 
   // Progress counts subsets over the whole schedule; an early stop jumps to 1.
-  const VcdState & start = settings.start;
-  std::size_t      totalSubsets = 0, subsetsDone = start.subsetsDone;
+  const SolverState & start = settings.start;
+  const auto          startIteration = static_cast<std::size_t>(start.iteration);
+  std::size_t         totalSubsets = 0, subsetsDone = static_cast<std::size_t>(start.subsetsDone);
   for (std::size_t i = 0; i < schedule.size(); ++i)
   {
     totalSubsets += partitions[schedule[i]].size();
-    if (i < start.iteration)
+    if (i < startIteration)
       subsetsDone += partitions[schedule[i]].size();
   }
   if (!start.randomState.empty())
@@ -204,9 +205,9 @@ runVcd(VcdVolume &              volume,
   // What a checkpoint saves: the generator as it was before the running iteration's shuffle.
   std::string randomBefore;
   auto        stateAt = [&](std::size_t iteration, std::size_t done, double changed, double alphaSum) {
-    VcdState now;
-    now.iteration = iteration;
-    now.subsetsDone = done;
+    SolverState now;
+    now.iteration = static_cast<int>(iteration);
+    now.subsetsDone = static_cast<int>(done);
     now.changed = changed;
     now.alphaSum = alphaSum;
     now.randomState = randomBefore;
@@ -227,7 +228,7 @@ runVcd(VcdVolume &              volume,
     }
   };
 
-  for (std::size_t iteration = start.iteration; iteration < schedule.size(); ++iteration)
+  for (std::size_t iteration = startIteration; iteration < schedule.size(); ++iteration)
   {
     const auto                                       begin = std::chrono::steady_clock::now();
     const std::vector<PerDevice<DeviceArray<int>>> & partition = partitions[schedule[iteration]];
@@ -238,9 +239,9 @@ runVcd(VcdVolume &              volume,
     {
       std::shuffle(order.begin(), order.end(), random);
     }
-    const bool resuming = iteration == start.iteration;
+    const bool resuming = iteration == startIteration;
     double     changed = resuming ? start.changed : 0.0, alphaSum = resuming ? start.alphaSum : 0.0;
-    for (std::size_t position = resuming ? start.subsetsDone : 0; position < order.size(); ++position)
+    for (std::size_t position = resuming ? static_cast<std::size_t>(start.subsetsDone) : 0; position < order.size(); ++position)
     {
       const int                s = order[position];
       PerDevice<CylinderBatch> subset;

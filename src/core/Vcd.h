@@ -3,6 +3,7 @@
 // model and every number of devices: the reconstructor's projector and the denoiser's identity plug in
 // as a DataTerm; the volume is split by slice over the devices of a group (N = 1 is one device).
 
+#include "mbir/Checkpoint.h"
 #include "mbir/Devices.h"
 #include "mbir/ReconParams.h"
 
@@ -87,20 +88,6 @@ makeQGGMRFParams(float sigmaX, float p, float q, float T, const std::array<float
 std::function<void(const std::string &)>
 makeLog(const std::function<void(const std::string &)> & sink, std::string & text);
 
-// Where the iterations stand: iteration `iteration` of the schedule has done its first `subsetsDone` subsets (0
-// between iterations) in the order the generator shuffles from `randomState`. A checkpoint saves it with the
-// volume; a resume starts from it.
-struct VcdState
-{
-  std::size_t               iteration = 0;
-  std::size_t               subsetsDone = 0;
-  double                    changed = 0.0, alphaSum = 0.0; // that iteration's sums so far
-  std::string               randomState;                   // empty: the generator as the caller gives it
-  std::vector<IterationLog> log;                           // the iterations done
-  double                    sigmaYFactor = 1.0;            // what the fit test applied
-  bool                      fitTested = false;
-};
-
 struct VcdSettings
 {
   float                                    dataScale = 1.0f; // 1 / sigmaY^2
@@ -117,11 +104,11 @@ struct VcdSettings
   std::function<double(const IterationLog &)> fitTest;
   int                                         fitTestIteration = 4;
   // Resumes from this state (the default starts at the beginning) on the volume it was saved with.
-  VcdState start;
+  SolverState start; // where a resumed run starts (a checkpoint's state)
   // Called with the state after every checkpointEvery-th iteration that the run goes on from, and before a stop
   // the progress callback asks for (the volume is the caller's, as it stands).
-  std::function<void(const VcdState &)> checkpoint;
-  int                                   checkpointEvery = 1;
+  std::function<void(const SolverState &)> checkpoint;
+  int                                      checkpointEvery = 1;
 };
 
 struct VcdOutcome

@@ -105,19 +105,19 @@ TEST_F(Checkpoints, FileRoundTripsEveryField)
   c.geometryKey = 2;
   c.parametersKey = 3;
   c.shape = ReconShape{ 3, 4, 5 };
-  c.iteration = 4;
-  c.subsetsDone = 9;
+  c.state.iteration = 4;
+  c.state.subsetsDone = 9;
   c.scheduledIterations = 15;
-  c.changed = 0.25;
-  c.alphaSum = 1.5;
-  c.randomState = "12 34 56";
-  c.sigmaYFactor = 1.75;
-  c.fitTested = true;
+  c.state.changed = 0.25;
+  c.state.alphaSum = 1.5;
+  c.state.randomState = "12 34 56";
+  c.state.sigmaYFactor = 1.75;
+  c.state.fitTested = true;
   c.regularizationNote = "two\nlines";
-  c.log.resize(2);
-  c.log[1].iteration = 1;
-  c.log[1].changePct = 0.5;
-  c.log[1].totalCost = std::nan("");
+  c.state.log.resize(2);
+  c.state.log[1].iteration = 1;
+  c.state.log[1].changePct = 0.5;
+  c.state.log[1].totalCost = std::nan("");
   c.volume = test::uniformRandom(c.shape.size(), 3);
   writeCheckpoint(path("a.ckpt"), c);
   const ReconCheckpoint r = readCheckpoint(path("a.ckpt"));
@@ -125,19 +125,19 @@ TEST_F(Checkpoints, FileRoundTripsEveryField)
   EXPECT_EQ(r.geometryKey, 2u);
   EXPECT_EQ(r.parametersKey, 3u);
   EXPECT_EQ(r.shape, c.shape);
-  EXPECT_EQ(r.iteration, 4);
-  EXPECT_EQ(r.subsetsDone, 9);
+  EXPECT_EQ(r.state.iteration, 4);
+  EXPECT_EQ(r.state.subsetsDone, 9);
   EXPECT_EQ(r.scheduledIterations, 15);
-  EXPECT_EQ(r.changed, 0.25);
-  EXPECT_EQ(r.alphaSum, 1.5);
-  EXPECT_EQ(r.randomState, c.randomState);
-  EXPECT_EQ(r.sigmaYFactor, 1.75);
-  EXPECT_TRUE(r.fitTested);
+  EXPECT_EQ(r.state.changed, 0.25);
+  EXPECT_EQ(r.state.alphaSum, 1.5);
+  EXPECT_EQ(r.state.randomState, c.state.randomState);
+  EXPECT_EQ(r.state.sigmaYFactor, 1.75);
+  EXPECT_TRUE(r.state.fitTested);
   EXPECT_EQ(r.regularizationNote, c.regularizationNote);
-  ASSERT_EQ(r.log.size(), 2u);
-  EXPECT_EQ(r.log[1].iteration, 1);
-  EXPECT_EQ(r.log[1].changePct, 0.5);
-  EXPECT_TRUE(std::isnan(r.log[1].totalCost));
+  ASSERT_EQ(r.state.log.size(), 2u);
+  EXPECT_EQ(r.state.log[1].iteration, 1);
+  EXPECT_EQ(r.state.log[1].changePct, 0.5);
+  EXPECT_TRUE(std::isnan(r.state.log[1].totalCost));
   EXPECT_EQ(r.volume, c.volume);
   // Nothing but the checkpoint is left in the folder.
   EXPECT_EQ(std::distance(fs::directory_iterator(m_Folder), fs::directory_iterator()), 1);
@@ -191,9 +191,9 @@ TEST_F(Checkpoints, ResumedBetweenIterationsEndsAsTheUninterruptedRun)
   EXPECT_EQ(checkpointed.recon, p.uninterrupted.recon);
   // Its last checkpoint is after iteration 4 (none after the last iteration).
   const ReconCheckpoint saved = readCheckpoint(params.checkpointFile);
-  EXPECT_EQ(saved.iteration, 4);
-  EXPECT_EQ(saved.subsetsDone, 0);
-  EXPECT_EQ(saved.log.size(), 4u);
+  EXPECT_EQ(saved.state.iteration, 4);
+  EXPECT_EQ(saved.state.subsetsDone, 0);
+  EXPECT_EQ(saved.state.log.size(), 4u);
 
   ReconParams resume = sixIterations();
   resume.resumeFile = params.checkpointFile;
@@ -210,8 +210,8 @@ TEST_F(Checkpoints, StoppedInTheMiddleOfAnIterationAndResumedOnOtherDevices)
   params.progress = [&calls](double) { return ++calls < 12; }; // stops after the 12th subset
   EXPECT_THROW(Reconstructor(smallGeometry(), makeCpuBackend(), params).recon(p.sinogram), Aborted);
   const ReconCheckpoint saved = readCheckpoint(params.checkpointFile);
-  EXPECT_GT(saved.subsetsDone, 0);
-  EXPECT_EQ(saved.log.size(), std::size_t(saved.iteration));
+  EXPECT_GT(saved.state.subsetsDone, 0);
+  EXPECT_EQ(saved.state.log.size(), std::size_t(saved.state.iteration));
 
   // Resumed on two CPU devices: the result does not depend on the device count.
   ReconParams resume = sixIterations();

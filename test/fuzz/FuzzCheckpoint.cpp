@@ -34,8 +34,8 @@ LLVMFuzzerTestOneInput(const std::uint8_t * data, std::size_t size)
   }
   mbir::writeCheckpoint(path, checkpoint);
   const mbir::ReconCheckpoint again = mbir::readCheckpoint(path);
-  if (again.volume != checkpoint.volume || again.log.size() != checkpoint.log.size() ||
-      again.randomState != checkpoint.randomState || again.iteration != checkpoint.iteration)
+  if (again.volume != checkpoint.volume || again.state.log.size() != checkpoint.state.log.size() ||
+      again.state.randomState != checkpoint.state.randomState || again.state.iteration != checkpoint.state.iteration)
     std::abort();
   return 0;
 }
