@@ -3,8 +3,8 @@
 // them, and make the k-th call fail as a device would: an allocation with OutOfDeviceMemory, any other operation
 // (a copy, a kernel, a collective) with DeviceFailure, as a lost device or a failed launch does.
 
+#include "ForwardingCommunicator.h"
 #include "mbir/Backend.h"
-#include "mbir/Communicator.h"
 #include "mbir/Devices.h"
 
 #include <atomic>
@@ -311,67 +311,22 @@ private:
   std::shared_ptr<FaultPlan> m_Plan;
 };
 
-class FaultyCommunicator final : public Communicator
+class FaultyCommunicator final : public ForwardingCommunicator
 {
 public:
-  FaultyCommunicator(std::unique_ptr<Communicator> inner, std::shared_ptr<FaultPlan> plan)
-    : m_Inner(std::move(inner))
+  FaultyCommunicator(std::unique_ptr<Communicator> inner, int devices, std::shared_ptr<FaultPlan> plan)
+    : ForwardingCommunicator(std::move(inner), devices)
     , m_Plan(std::move(plan))
   {}
 
-  CommunicatorKind
-  kind() const override
-  {
-    return m_Inner->kind();
-  }
+private:
   void
-  reduceScatter(const std::vector<const float *> & send,
-                const std::vector<float *> &       receive,
-                std::size_t                        count) override
+  before(Collective collective, double) override
   {
-    m_Plan->step("reduceScatter");
-    m_Inner->reduceScatter(send, receive, count);
-  }
-  void
-  allGather(const std::vector<const float *> & send, const std::vector<float *> & receive, std::size_t count) override
-  {
-    m_Plan->step("allGather");
-    m_Inner->allGather(send, receive, count);
-  }
-  void
-  copy(int from, const float * src, int to, float * dst, std::size_t count) override
-  {
-    m_Plan->step("halo copy");
-    m_Inner->copy(from, src, to, dst, count);
-  }
-  void
-  broadcast(int root, const std::vector<float *> & buffers, std::size_t count) override
-  {
-    m_Plan->step("broadcast");
-    m_Inner->broadcast(root, buffers, count);
-  }
-  double
-  allReduceSum(const std::vector<double> & values) override
-  {
-    m_Plan->step("allReduceSum");
-    return m_Inner->allReduceSum(values);
-  }
-  void
-  barrier() override
-  {
-    m_Plan->step("barrier");
-    m_Inner->barrier();
-  }
-  void
-  completeOnHost(float * host, std::size_t count) override
-  {
-    m_Plan->step("completeOnHost");
-    m_Inner->completeOnHost(host, count);
+    m_Plan->step(collectiveName(collective));
   }
 
-private:
-  std::unique_ptr<Communicator> m_Inner;
-  std::shared_ptr<FaultPlan>    m_Plan;
+  std::shared_ptr<FaultPlan> m_Plan;
 };
 
 // `count` CPU devices whose every allocation, operation and collective goes through `plan`.
@@ -386,7 +341,8 @@ faultyCpuDevices(int count, const std::shared_ptr<FaultPlan> & plan, std::vector
     devices.push_back(std::make_shared<FaultyBackend>(inner.back(), plan));
   }
   return std::make_shared<const DeviceGroup>(devices, [plan](std::vector<Backend *> raw) {
-    return std::make_unique<FaultyCommunicator>(makeCommunicator(std::move(raw)), plan);
+    const int devices = static_cast<int>(raw.size());
+    return std::make_unique<FaultyCommunicator>(makeCommunicator(std::move(raw)), devices, plan);
   });
 }
 
