@@ -22,7 +22,7 @@ ctest --output-on-failure --timeout 1200 -j "$(nproc)"
 cd ..
 scripts/test-itk54.sh
 
-# The engine's tests under AddressSanitizer + UndefinedBehaviorSanitizer and ThreadSanitizer, and every fuzz target
-# for 60 s (README "Reliability").
-scripts/test-sanitizers.sh both
+# Every test of the engine, the ITK layer and the tools under AddressSanitizer + UndefinedBehaviorSanitizer, the
+# multi-device and OpenMP tests under ThreadSanitizer, and every fuzz target for 60 s (README "Reliability").
+scripts/test-sanitizers.sh both --all
 scripts/fuzz.sh 60

@@ -212,6 +212,17 @@ checkMpi(int status, const char * what)
 // MPI counts are ints: larger transfers go in chunks.
 constexpr std::size_t kMaxMpiCount = std::size_t(1) << 30;
 
+// Calls `call(first, length)` over [0, count) in chunks of at most `most` elements.
+template<typename TCall>
+void
+forEachMpiChunk(std::size_t count, std::size_t most, TCall call)
+{
+  for (std::size_t first = 0; first < count; first += most)
+  {
+    call(first, static_cast<int>(std::min(count - first, most)));
+  }
+}
+
 // One device per rank, device d on rank d; the others' devices are RemoteDevice. Each collective is the MPI one:
 // every rank calls it at the same point of the same sequence (the engine's code is the same on every rank).
 // Device memory that the host cannot address (a GPU without CUDA-aware MPI) goes through a host buffer.
@@ -255,11 +266,9 @@ public:
     }
     // Chunks of the blocks: chunk c of every block goes to its owner in one call.
     std::vector<float> chunkIn;
-    for (std::size_t first = 0; first < count; first += kMaxMpiCount / n)
-    {
-      const std::size_t length = std::min(count - first, kMaxMpiCount / n);
-      const float *     source = in;
-      if (length != count)
+    forEachMpiChunk(count, kMaxMpiCount / n, [&](std::size_t first, int length) {
+      const float * source = in;
+      if (std::size_t(length) != count)
       {
         chunkIn.resize(n * length);
         for (std::size_t o = 0; o < n; ++o)
@@ -268,10 +277,9 @@ public:
         }
         source = chunkIn.data();
       }
-      checkMpi(
-        MPI_Reduce_scatter_block(source, out + first, static_cast<int>(length), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD),
-        "MPI_Reduce_scatter_block");
-    }
+      checkMpi(MPI_Reduce_scatter_block(source, out + first, length, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD),
+               "MPI_Reduce_scatter_block");
+    });
     if (!onHost())
     {
       mine().copyToDevice(hostOut.data(), receive[m_Rank], count * sizeof(float));
@@ -330,27 +338,16 @@ public:
     if (from == m_Rank)
     {
       mine().copyToHost(src, staging.data(), count * sizeof(float));
-      for (std::size_t first = 0; first < count; first += kMaxMpiCount)
-      {
-        checkMpi(
-          MPI_Send(
-            staging.data() + first, int(std::min(count - first, kMaxMpiCount)), MPI_FLOAT, to, 0, MPI_COMM_WORLD),
-          "MPI_Send");
-      }
+      forEachMpiChunk(count, kMaxMpiCount, [&](std::size_t first, int length) {
+        checkMpi(MPI_Send(staging.data() + first, length, MPI_FLOAT, to, 0, MPI_COMM_WORLD), "MPI_Send");
+      });
     }
     else
     {
-      for (std::size_t first = 0; first < count; first += kMaxMpiCount)
-      {
-        checkMpi(MPI_Recv(staging.data() + first,
-                          int(std::min(count - first, kMaxMpiCount)),
-                          MPI_FLOAT,
-                          from,
-                          0,
-                          MPI_COMM_WORLD,
-                          MPI_STATUS_IGNORE),
+      forEachMpiChunk(count, kMaxMpiCount, [&](std::size_t first, int length) {
+        checkMpi(MPI_Recv(staging.data() + first, length, MPI_FLOAT, from, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
                  "MPI_Recv");
-      }
+      });
       mine().copyToDevice(staging.data(), dst, count * sizeof(float));
     }
   }
@@ -383,16 +380,9 @@ public:
   void
   completeOnHost(float * host, std::size_t count) override
   {
-    for (std::size_t first = 0; first < count; first += kMaxMpiCount)
-    {
-      checkMpi(MPI_Allreduce(MPI_IN_PLACE,
-                             host + first,
-                             static_cast<int>(std::min(count - first, kMaxMpiCount)),
-                             MPI_FLOAT,
-                             MPI_SUM,
-                             MPI_COMM_WORLD),
-               "MPI_Allreduce");
-    }
+    forEachMpiChunk(count, kMaxMpiCount, [&](std::size_t first, int length) {
+      checkMpi(MPI_Allreduce(MPI_IN_PLACE, host + first, length, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+    });
   }
 
 private:
@@ -409,11 +399,9 @@ private:
   void
   broadcastFloats(int root, float * data, std::size_t count)
   {
-    for (std::size_t first = 0; first < count; first += kMaxMpiCount)
-    {
-      checkMpi(MPI_Bcast(data + first, int(std::min(count - first, kMaxMpiCount)), MPI_FLOAT, root, MPI_COMM_WORLD),
-               "MPI_Bcast");
-    }
+    forEachMpiChunk(count, kMaxMpiCount, [&](std::size_t first, int length) {
+      checkMpi(MPI_Bcast(data + first, length, MPI_FLOAT, root, MPI_COMM_WORLD), "MPI_Bcast");
+    });
   }
 
   std::vector<Backend *> m_Devices;

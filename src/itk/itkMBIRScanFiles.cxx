@@ -143,7 +143,7 @@ TiffStructureProblem(const fs::path & path)
   unsigned char header[16]{};
   if (!readAt(0, header, 8))
   {
-    return "shorter than a TIFF header (8 bytes)";
+    return "not a TIFF image (shorter than a TIFF header, 8 bytes)";
   }
   const bool little = header[0] == 'I' && header[1] == 'I';
   if (!little && !(header[0] == 'M' && header[1] == 'M'))
@@ -166,7 +166,7 @@ TiffStructureProblem(const fs::path & path)
   const bool big = version == 43; // BigTIFF: 8-byte counts and offsets, 20-byte entries
   if (big && !readAt(8, header + 8, 8))
   {
-    return "shorter than a BigTIFF header (16 bytes)";
+    return "not a TIFF image (shorter than a BigTIFF header, 16 bytes)";
   }
   const int           countBytes = big ? 8 : 2;
   const int           offsetBytes = big ? 8 : 4;
