@@ -5,7 +5,7 @@
 # kept in build-fuzz/crashes/NAME/ and fails the script: add it to test/fuzz/regressions/NAME/ with the fix.
 # The scanner-file readers (scan-files) are in the ITK layer: Debian's ITK 5.2 headers stop every compiler but the
 # GCC they were built with ("Unsupported compiler"), so clang is handed ITK's compiler checks as GCC computes them.
-# Two defects of ITK 5.2's own TIFF reader that the fuzzer reaches are suppressed, not ours to mend (see
+# Defects of ITK 5.2's own TIFF reader and of libhdf5 that the fuzzer reaches are suppressed, not ours to mend (see
 # test/fuzz/suppressions/).
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 set -euo pipefail
@@ -26,7 +26,10 @@ if [[ " ${targets[*]} " == *" scan-files "* ]]; then
   itk_include=$(ls -d /usr/include/ITK-5.* 2>/dev/null | sort -V | tail -n 1)
   [ -n "$itk_include" ] || { echo "fuzz.sh: scan-files needs ITK's headers (Debian: apt-get install libinsighttoolkit5-dev)"; exit 1; }
   echo '#include <itk_compiler_detection.h>' | g++ -std=c++17 -I"$itk_include" -dM -E -x c++ - |
-    grep '^#define ITK_' > build-fuzz/itk-compiler-as-gcc.h
+    grep '^#define ITK_' > build-fuzz/itk-compiler-as-gcc.new
+  # Replaced only when it changes, since every file of the build includes it.
+  cmp -s build-fuzz/itk-compiler-as-gcc.new build-fuzz/itk-compiler-as-gcc.h ||
+    mv build-fuzz/itk-compiler-as-gcc.new build-fuzz/itk-compiler-as-gcc.h
   flags+=" -include $PWD/build-fuzz/itk-compiler-as-gcc.h"
 fi
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \

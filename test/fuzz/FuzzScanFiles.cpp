@@ -1,13 +1,18 @@
 // Fuzz target: the scanner-file readers of the ITK layer. The first byte chooses the file the rest becomes: a
-// Nikon .xtekct file, a TIFF folder's JSON sidecar, or a TIFF projection beside a valid sidecar. Each either reads
+// Nikon .xtekct file, a TIFF folder's JSON sidecar, a TIFF projection beside a valid sidecar, or a DXchange HDF5
+// file (when the module has HDF5), after whose reading no HDF5 object may be left open. Each either reads
 // or is refused with an itk::ExceptionObject naming the file; never a crash, another exception or undefined
 // behaviour.
 
 #include "itkMBIRScanReader.h"
 
 #include <unistd.h>
+#ifdef MBIR_TEST_HDF5
+#  include <hdf5.h>
+#endif
 
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -28,13 +33,17 @@ LLVMFuzzerTestOneInput(const std::uint8_t * data, std::size_t size)
   };
   try
   {
-    switch (data[0] % 3)
+    switch (data[0] % 4)
     {
       case 0:
         itk::MBIRScanReader::ReadXtekCT(write("scan.xtekct", rest));
         break;
       case 1:
         itk::MBIRScanReader::ReadTiffFolder(folder.string(), write("scan.json", rest));
+        break;
+      case 3:
+        if (itk::MBIRScanReader::HasDXchange())
+          itk::MBIRScanReader::ReadDXchange(write("scan.h5", rest));
         break;
       default:
         write("proj_0000.tif", rest);
@@ -47,5 +56,9 @@ LLVMFuzzerTestOneInput(const std::uint8_t * data, std::size_t size)
   }
   catch (const itk::ExceptionObject &)
   {}
+#ifdef MBIR_TEST_HDF5
+  if (H5Fget_obj_count(static_cast<hid_t>(H5F_OBJ_ALL), H5F_OBJ_ALL) != 0)
+    std::abort(); // a file, dataset, type or attribute the reader opened and did not close
+#endif
   return 0;
 }
