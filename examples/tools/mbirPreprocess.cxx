@@ -193,7 +193,7 @@ main(int argc, char ** argv)
     filter->SetSuppressRings(rings);
     filter->SetRingWidth(ringWidth);
     filter->SetWeightType(weightType);
-    const mbirtool::SlicerProgress progress(filter.GetPointer(), "Preprocessing", "raw counts to line integrals");
+    const mbirtool::ToolProgress progress(filter.GetPointer(), "Preprocessing", "raw counts to line integrals");
     filter->Update();
     const mbirtool::ImageType::Pointer lineIntegrals = filter->GetOutput();
     mbirtool::writeImage("--output", output, lineIntegrals.GetPointer());

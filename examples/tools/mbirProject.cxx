@@ -33,7 +33,7 @@ main(int argc, char ** argv)
     projector->SetInput(projections);
     projector->SetGeometry(geometry);
     devices.Apply(projector.GetPointer());
-    const mbirtool::SlicerProgress progress(projector.GetPointer(), "Back projection", "adjoint of the projector");
+    const mbirtool::ToolProgress progress(projector.GetPointer(), "Back projection", "adjoint of the projector");
     projector->Update();
     mbirtool::writeImage("--output", output, projector->GetOutput());
     const auto size = projector->GetOutput()->GetLargestPossibleRegion().GetSize();
@@ -87,7 +87,7 @@ main(int argc, char ** argv)
     projector->SetInput(volume);
     projector->SetGeometry(geometry);
     devices.Apply(projector.GetPointer());
-    const mbirtool::SlicerProgress progress(projector.GetPointer(), "Forward projection", "simulated scan");
+    const mbirtool::ToolProgress progress(projector.GetPointer(), "Forward projection", "simulated scan");
     projector->Update();
     const mbirtool::ImageType::Pointer projections = projector->GetOutput();
     projections->DisconnectPipeline();

@@ -188,7 +188,7 @@ main(int argc, char ** argv)
       filter->SetInput(projections);
       filter->SetGeometry(geometry);
       devices.Apply(filter.GetPointer());
-      const mbirtool::SlicerProgress progress(filter.GetPointer(), "Direct recon", directReconName(*geometry));
+      const mbirtool::ToolProgress progress(filter.GetPointer(), "Direct recon", directReconName(*geometry));
       filter->Update();
       volume = filter->GetOutput();
       deviceSummary = filter->GetDeviceSummary();
@@ -222,7 +222,7 @@ main(int argc, char ** argv)
       if (!checkpointPath.empty())
         mbirtool::noteSavedState(checkpointPath, "--resume");
       devices.Apply(filter.GetPointer());
-      const mbirtool::SlicerProgress progress(filter.GetPointer(), "MBIR", "MBIR reconstruction");
+      const mbirtool::ToolProgress progress(filter.GetPointer(), "MBIR", "MBIR reconstruction", verbose);
       filter->Update();
       volume = filter->GetOutput();
       deviceSummary = filter->GetDeviceSummary();

@@ -21,10 +21,12 @@
 #include <chrono>
 #include <csignal>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iomanip>
 #include <iostream>
 #include <new>
 #include <regex>
@@ -300,41 +302,105 @@ noteSavedState(const std::string & path, const std::string & resumeOption)
   savedState.existed = !error;
 }
 
-// Progress in Slicer's CLI protocol on standard output: <filter-start>, <filter-progress>F</filter-progress>
-// (0..1, at most every percent) and <filter-end>, which Slicer shows in its progress bar. Printed when standard
-// output is not a terminal (Slicer reads it through a pipe) or MBIR_PROGRESS=xml; MBIR_PROGRESS=none turns it
-// off. At every step, an interrupt (interruptSignal) asks the filter to stop.
-class SlicerProgress
+// The progress of a long filter update, on standard output, as MBIR_PROGRESS says:
+// - bar (the default on a terminal): one line redrawn in place, "MBIR [#####-----]  50%  0:12 elapsed, 0:12 left",
+//   ended with a newline; left out under --verbose, whose iteration lines would break it;
+// - lines: a plain line every 10% ("MBIR: 50% after 0:12, about 0:12 left"), for log files;
+// - xml (the default when standard output is not a terminal, since Slicer reads it through a pipe): Slicer's CLI
+//   protocol, <filter-start>, <filter-progress>F</filter-progress> (0..1, at most every percent), <filter-end>;
+// - none.
+// At every step, an interrupt (interruptSignal) asks the filter to stop.
+class ToolProgress
 {
 public:
+  enum class Style
+  {
+    None,
+    Bar,
+    Lines,
+    Xml
+  };
+
+  // The style MBIR_PROGRESS asks for (auto or unset: bar on a terminal, else xml); another value is refused.
+  static Style
+  StyleFromEnvironment(bool terminal = isatty(fileno(stdout)) != 0)
+  {
+    const char *      setting = std::getenv("MBIR_PROGRESS");
+    const std::string value = setting ? setting : "auto";
+    if (value == "auto")
+      return terminal ? Style::Bar : Style::Xml;
+    for (const auto & [name, style] : { std::pair{ "bar", Style::Bar },
+                                        std::pair{ "lines", Style::Lines },
+                                        std::pair{ "xml", Style::Xml },
+                                        std::pair{ "none", Style::None } })
+    {
+      if (value == name)
+        return style;
+    }
+    throw std::invalid_argument("MBIR_PROGRESS must be auto, bar, lines, xml or none, got '" + value + "'");
+  }
+
   template<typename TFilter>
-  SlicerProgress(TFilter * filter, std::string name, std::string comment)
+  ToolProgress(TFilter * filter, std::string name, std::string comment, bool verbose = false)
     : m_Name(std::move(name))
     , m_Comment(std::move(comment))
+    , m_Style(StyleFromEnvironment())
   {
-    const char * setting = std::getenv("MBIR_PROGRESS");
-    m_Print = setting ? std::string(setting) == "xml" : !isatty(fileno(stdout));
-    auto progress = itk::MemberCommand<SlicerProgress>::New();
-    progress->SetCallbackFunction(this, &SlicerProgress::Progress);
+    if (m_Style == Style::Bar && verbose)
+      m_Style = Style::None;
+    auto progress = itk::MemberCommand<ToolProgress>::New();
+    progress->SetCallbackFunction(this, &ToolProgress::Progress);
     filter->AddObserver(itk::ProgressEvent(), progress);
-    if (!m_Print)
-      return;
-    auto command = itk::SimpleMemberCommand<SlicerProgress>::New();
-    command->SetCallbackFunction(this, &SlicerProgress::Start);
+    auto command = itk::SimpleMemberCommand<ToolProgress>::New();
+    command->SetCallbackFunction(this, &ToolProgress::Start);
     filter->AddObserver(itk::StartEvent(), command);
-    auto end = itk::SimpleMemberCommand<SlicerProgress>::New();
-    end->SetCallbackFunction(this, &SlicerProgress::End);
+    auto end = itk::SimpleMemberCommand<ToolProgress>::New();
+    end->SetCallbackFunction(this, &ToolProgress::End);
     filter->AddObserver(itk::EndEvent(), end);
+  }
+  ~ToolProgress()
+  {
+    if (m_Style == Style::Bar && m_Drawn) // a failed or interrupted update: end the bar's line
+      std::cout << std::endl;
+  }
+
+  // "m:ss", or "h:mm:ss" past an hour.
+  static std::string
+  Clock(double seconds)
+  {
+    const long total = std::lround(std::max(0.0, seconds));
+    char       text[32];
+    if (total >= 3600)
+      std::snprintf(text, sizeof text, "%ld:%02ld:%02ld", total / 3600, total / 60 % 60, total % 60);
+    else
+      std::snprintf(text, sizeof text, "%ld:%02ld", total / 60, total % 60);
+    return text;
   }
 
 private:
+  double
+  Elapsed() const
+  {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_Start).count();
+  }
+  // Time left at the rate so far; unknown before 1% and 1 s.
+  std::string
+  Left(double fraction, double elapsed) const
+  {
+    if (fraction < 0.01 || elapsed < 1.0)
+      return "";
+    return Clock(elapsed * (1.0 - fraction) / fraction);
+  }
   void
   Start()
   {
     m_Start = std::chrono::steady_clock::now();
     m_Last = -1.0;
-    std::cout << "<filter-start>\n<filter-name>" << m_Name << "</filter-name>\n<filter-comment>" << m_Comment
-              << "</filter-comment>\n</filter-start>" << std::endl;
+    m_LastDrawn = -1.0;
+    m_Drawn = false;
+    if (m_Style == Style::Xml)
+      std::cout << "<filter-start>\n<filter-name>" << m_Name << "</filter-name>\n<filter-comment>" << m_Comment
+                << "</filter-comment>\n</filter-start>" << std::endl;
   }
   void
   Progress(itk::Object * caller, const itk::EventObject &)
@@ -342,24 +408,75 @@ private:
     auto * filter = static_cast<itk::ProcessObject *>(caller);
     if (interruptSignal != 0)
       filter->AbortGenerateDataOn();
-    const double fraction = filter->GetProgress();
-    if (!m_Print || (fraction < m_Last + 0.01 && fraction < 1.0))
-      return;
+    const double fraction = std::clamp(static_cast<double>(filter->GetProgress()), 0.0, 1.0);
+    const double elapsed = Elapsed();
+    switch (m_Style)
+    {
+      case Style::Xml:
+        if (fraction < m_Last + 0.01 && fraction < 1.0)
+          return;
+        std::cout << "<filter-progress>" << fraction << "</filter-progress>" << std::endl;
+        break;
+      case Style::Lines:
+        // Every 10%; the end has its own line.
+        if (fraction < 0.1 || fraction >= 1.0 || std::floor(10 * fraction) <= std::floor(10 * m_Last))
+          return;
+        std::cout << m_Name << ": " << std::lround(100 * fraction) << "% after " << Clock(elapsed)
+                  << (Left(fraction, elapsed).empty() ? "" : ", about " + Left(fraction, elapsed) + " left")
+                  << std::endl;
+        break;
+      case Style::Bar: // at most 10 redraws a second: when the percentage changes, and every second for the clock
+        if (elapsed < m_LastDrawn + 0.1 ||
+            (std::lround(100 * fraction) == std::lround(100 * m_Last) && elapsed < m_LastDrawn + 1.0))
+          return;
+        Draw(fraction, elapsed);
+        break;
+      case Style::None:
+        return;
+    }
     m_Last = fraction;
-    std::cout << "<filter-progress>" << fraction << "</filter-progress>" << std::endl;
+  }
+  void
+  Draw(double fraction, double elapsed)
+  {
+    constexpr int width = 30;
+    const int     filled = static_cast<int>(fraction * width);
+    const auto    left = Left(fraction, elapsed);
+    // \r returns to the line's start, and ESC [ K clears what a longer line before left there.
+    std::cout << '\r' << m_Name << " [" << std::string(filled, '#') << std::string(width - filled, '-') << "] "
+              << std::setw(3) << std::lround(100 * fraction) << "%  " << Clock(elapsed) << " elapsed"
+              << (left.empty() || fraction >= 1.0 ? "" : ", " + left + " left") << "\x1b[K" << std::flush;
+    m_Drawn = true;
+    m_LastDrawn = elapsed;
   }
   void
   End()
   {
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_Start).count();
-    std::cout << "<filter-end>\n<filter-name>" << m_Name << "</filter-name>\n<filter-time>" << seconds
-              << "</filter-time>\n</filter-end>" << std::endl;
+    const double seconds = Elapsed();
+    switch (m_Style)
+    {
+      case Style::Xml:
+        std::cout << "<filter-end>\n<filter-name>" << m_Name << "</filter-name>\n<filter-time>" << seconds
+                  << "</filter-time>\n</filter-end>" << std::endl;
+        break;
+      case Style::Lines:
+        std::cout << m_Name << ": done after " << Clock(seconds) << std::endl;
+        break;
+      case Style::Bar:
+        Draw(1.0, seconds);
+        std::cout << std::endl;
+        m_Drawn = false;
+        break;
+      case Style::None:
+        break;
+    }
   }
 
   std::string                           m_Name, m_Comment;
-  std::chrono::steady_clock::time_point m_Start;
-  double                                m_Last = -1.0;
-  bool                                  m_Print = false;
+  Style                                 m_Style;
+  std::chrono::steady_clock::time_point m_Start = std::chrono::steady_clock::now();
+  double                                m_Last = -1.0, m_LastDrawn = -1.0;
+  bool                                  m_Drawn = false;
 };
 
 // An ITK exception's message without what means nothing to a tool's user: ITK's "ITK ERROR: ", the object's
@@ -559,6 +676,7 @@ run(const std::string & tool, const std::function<void()> & body)
   };
   try
   {
+    ToolProgress::StyleFromEnvironment(); // a bad MBIR_PROGRESS fails before any work
     body();
     return 0;
   }

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Progress of the tools (MBIR_PROGRESS): a bar redrawn in place on a terminal (run under `script`, which gives the
+# tool a pseudo-terminal), none under --verbose, plain lines every 10% with MBIR_PROGRESS=lines, Slicer's XML when
+# standard output is a pipe, and a bad value refused.
+#   progress-test.sh TOOLS_DIR WORK_DIR
+set -euo pipefail
+tools=$1 work=$2
+fail() {
+  echo "FAILED: $*"
+  exit 1
+}
+rm -rf "$work" && mkdir -p "$work" && cd "$work"
+"$tools/mbir-geometry" --type parallel --views 96 --rows 8 --channels 128 --output scan.json > /dev/null
+"$tools/mbir-phantom" --geometry scan.json --output phantom.nrrd > /dev/null
+"$tools/mbir-project" --geometry scan.json --input phantom.nrrd --output sinogram.nrrd > /dev/null
+recon="$tools/mbir-recon --geometry scan.json --input sinogram.nrrd --max-iterations 8 --stop-threshold 0 --output recon.nrrd"
+on_terminal() { env -u MBIR_PROGRESS script -qec "$1" /dev/null > "$2"; }
+
+# 1. A terminal: the bar, redrawn in place (carriage returns), ending at 100% with its line ended; no XML.
+on_terminal "$recon" terminal.log
+draws=$(grep -o $'\rMBIR \\[' terminal.log | wc -l)
+[ "$draws" -ge 2 ] || { cat -v terminal.log; fail "the bar was drawn $draws times"; }
+grep -q $'MBIR \\[##############################\\] 100%  [0-9]*:[0-9][0-9] elapsed\e\\[K\r*$' terminal.log ||
+  { cat -v terminal.log; fail "the bar does not end full at 100% on a line of its own"; }
+! grep -q "<filter-" terminal.log || fail "Slicer's XML on a terminal"
+grep -q "^MBIR: 8 iterations" <(tr -d '\r' < terminal.log) || fail "the summary line is missing"
+on_terminal "$tools/mbir-denoise --input phantom.nrrd --max-iterations 3 --output denoised.nrrd" denoise.log
+grep -q $'\rqGGMRF denoising \\[' denoise.log || { cat -v denoise.log; fail "mbir-denoise shows no bar"; }
+
+# 2. --verbose on a terminal: the iteration lines, no bar to break them.
+on_terminal "$recon --verbose" verbose.log
+! grep -q $'\rMBIR \\[' verbose.log || { cat -v verbose.log; fail "a bar under --verbose"; }
+grep -qi "iteration" verbose.log || fail "no iteration lines under --verbose"
+
+# 3. MBIR_PROGRESS=lines (log files): 10%, 20%, ... 90%, then done; no carriage returns, no XML.
+MBIR_PROGRESS=lines $recon > lines.log
+[ "$(grep -c '^MBIR: [1-9]0% after [0-9]*:[0-9][0-9]' lines.log)" = 9 ] || { cat lines.log; fail "not one line per 10%"; }
+grep -q "^MBIR: done after " lines.log || fail "no closing line"
+! grep -q $'\r' lines.log || fail "carriage returns in plain lines"
+! grep -q "<filter-" lines.log || fail "XML in plain lines"
+
+# 4. A pipe (as Slicer reads it): Slicer's protocol.
+env -u MBIR_PROGRESS $recon | cat > pipe.log
+grep -q "<filter-progress>1</filter-progress>" pipe.log && grep -q "<filter-end>" pipe.log || fail "no Slicer XML on a pipe"
+
+# 5. A bad value: refused before any work.
+status=0
+MBIR_PROGRESS=fancy $recon > bad.log 2>&1 || status=$?
+[ "$status" = 1 ] && grep -q "MBIR_PROGRESS must be auto, bar, lines, xml or none, got 'fancy'" bad.log ||
+  { cat bad.log; fail "MBIR_PROGRESS=fancy: exit $status"; }
+echo "progress-test.sh: bar ($draws draws), verbose, lines, Slicer XML and a bad value as expected"
