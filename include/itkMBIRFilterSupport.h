@@ -116,6 +116,11 @@ public:
   static mbir::ProgressCallback
   ProgressReporter(ProcessObject * filter);
 
+  /** An engine iteration callback that keeps the iterations done in `iterationsDone` and invokes IterationEvent on
+   * `filter` after each (progress bars and live convergence plots observe it). */
+  static mbir::IterationCallback
+  IterationReporter(ProcessObject * filter, int & iterationsDone);
+
   /** Runs engine work, turning std::invalid_argument and std::runtime_error into ExceptionObject (with
    * the filter's name) and mbir::Aborted into ProcessAborted. */
   static void

@@ -153,6 +153,9 @@ public:
   {
     return m_Report;
   }
+  /** Iterations done so far in the running Update (IterationEvent follows each), or in the last one; a resumed run
+   * counts those before its checkpoint. */
+  itkGetConstMacro(IterationsDone, int);
 
 protected:
   MBIRReconstructionFilter();
@@ -194,6 +197,7 @@ private:
   int                 m_CheckpointEvery{ 1 };
   std::string         m_ResumeFileName;
   mbir::ReconReport   m_Report;
+  int                 m_IterationsDone{ 0 };
 };
 
 } // end namespace itk

@@ -113,6 +113,7 @@ MBIRReconstructionFilter<TInputImage, TOutputImage>::EngineParameters(const mbir
     }
   };
   params.progress = MBIRFilterSupport::ProgressReporter(this);
+  params.iterationDone = MBIRFilterSupport::IterationReporter(this, m_IterationsDone);
   return params;
 }
 
@@ -120,6 +121,7 @@ template<typename TInputImage, typename TOutputImage>
 void
 MBIRReconstructionFilter<TInputImage, TOutputImage>::GenerateData()
 {
+  m_IterationsDone = 0;
   const MBIRGeometry & geometry = *this->GetGeometry();
   const mbir::Geometry engineGeometry = geometry.GetEngineGeometry();
   const auto           devices =

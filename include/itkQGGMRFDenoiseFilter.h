@@ -88,6 +88,9 @@ public:
   {
     return m_Report;
   }
+  /** Iterations done so far in the running Update (IterationEvent follows each), or in the last one; a resumed run
+   * counts those before its checkpoint. */
+  itkGetConstMacro(IterationsDone, int);
 
 protected:
   QGGMRFDenoiseFilter() = default;
@@ -111,6 +114,7 @@ private:
   unsigned long       m_Seed{ 0 };
   int                 m_Verbose{ 0 };
   mbir::DenoiseReport m_Report;
+  int                 m_IterationsDone{ 0 };
 };
 
 } // end namespace itk

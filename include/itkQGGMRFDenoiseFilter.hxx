@@ -26,6 +26,7 @@ template<typename TInputImage, typename TOutputImage>
 void
 QGGMRFDenoiseFilter<TInputImage, TOutputImage>::GenerateData()
 {
+  m_IterationsDone = 0;
   mbir::DenoiseParams params;
   params.sharpness = static_cast<float>(m_Sharpness);
   params.sigmaNoise = static_cast<float>(m_SigmaNoise);
@@ -49,6 +50,7 @@ QGGMRFDenoiseFilter<TInputImage, TOutputImage>::GenerateData()
     }
   };
   params.progress = MBIRFilterSupport::ProgressReporter(this);
+  params.iterationDone = MBIRFilterSupport::IterationReporter(this, m_IterationsDone);
 
   const int                 slices = static_cast<int>(this->GetInput()->GetLargestPossibleRegion().GetSize()[2]);
   const auto                devices = this->ChooseDevices(0, slices); // a volume: no views

@@ -60,7 +60,8 @@ main(int argc, char ** argv)
     filter->SetSeed(static_cast<unsigned long>(seed));
     filter->SetVerbose(verbose ? 1 : 0);
     devices.Apply(filter.GetPointer());
-    const mbirtool::ToolProgress progress(filter.GetPointer(), "qGGMRF denoising", "MAP denoising", verbose);
+    mbirtool::ToolProgress progress(filter.GetPointer(), "qGGMRF denoising", "MAP denoising", verbose);
+    progress.ShowIterations(filter.GetPointer());
     filter->Update();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const mbir::DenoiseReport & report = filter->GetDenoiseReport();

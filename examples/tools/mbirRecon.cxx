@@ -222,7 +222,8 @@ main(int argc, char ** argv)
       if (!checkpointPath.empty())
         mbirtool::noteSavedState(checkpointPath, "--resume");
       devices.Apply(filter.GetPointer());
-      const mbirtool::ToolProgress progress(filter.GetPointer(), "MBIR", "MBIR reconstruction", verbose);
+      mbirtool::ToolProgress progress(filter.GetPointer(), "MBIR", "MBIR reconstruction", verbose);
+      progress.ShowIterations(filter.GetPointer());
       filter->Update();
       volume = filter->GetOutput();
       deviceSummary = filter->GetDeviceSummary();

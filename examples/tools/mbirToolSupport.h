@@ -303,9 +303,10 @@ noteSavedState(const std::string & path, const std::string & resumeOption)
 }
 
 // The progress of a long filter update, on standard output, as MBIR_PROGRESS says:
-// - bar (the default on a terminal): one line redrawn in place, "MBIR [#####-----]  50%  0:12 elapsed, 0:12 left",
-//   ended with a newline; left out under --verbose, whose iteration lines would break it;
-// - lines: a plain line every 10% ("MBIR: 50% after 0:12, about 0:12 left"), for log files;
+// - bar (the default on a terminal): one line redrawn in place,
+//   "MBIR [#####-----]  50%  iteration 8/15  0:12 elapsed, 0:12 left", ended with a newline; left out under
+//   --verbose, whose iteration lines would break it;
+// - lines: a plain line every 10% ("MBIR: 50% (iteration 8/15) after 0:12, about 0:12 left"), for log files;
 // - xml (the default when standard output is not a terminal, since Slicer reads it through a pipe): Slicer's CLI
 //   protocol, <filter-start>, <filter-progress>F</filter-progress> (0..1, at most every percent), <filter-end>;
 // - none.
@@ -362,6 +363,18 @@ public:
   {
     if (m_Style == Style::Bar && m_Drawn) // a failed or interrupted update: end the bar's line
       std::cout << std::endl;
+  }
+
+  // Adds "iteration k/N" (the one running) for a filter with GetIterationsDone() and GetMaxIterations().
+  template<typename TFilter>
+  void
+  ShowIterations(const TFilter * filter)
+  {
+    m_Iteration = [filter] {
+      const int most = filter->GetMaxIterations();
+      return "iteration " + std::to_string(std::min(filter->GetIterationsDone() + 1, most)) + "/" +
+             std::to_string(most);
+    };
   }
 
   // "m:ss", or "h:mm:ss" past an hour.
@@ -421,7 +434,8 @@ private:
         // Every 10%; the end has its own line.
         if (fraction < 0.1 || fraction >= 1.0 || std::floor(10 * fraction) <= std::floor(10 * m_Last))
           return;
-        std::cout << m_Name << ": " << std::lround(100 * fraction) << "% after " << Clock(elapsed)
+        std::cout << m_Name << ": " << std::lround(100 * fraction) << "%"
+                  << (m_Iteration ? " (" + m_Iteration() + ")" : "") << " after " << Clock(elapsed)
                   << (Left(fraction, elapsed).empty() ? "" : ", about " + Left(fraction, elapsed) + " left")
                   << std::endl;
         break;
@@ -444,8 +458,9 @@ private:
     const auto    left = Left(fraction, elapsed);
     // \r returns to the line's start, and ESC [ K clears what a longer line before left there.
     std::cout << '\r' << m_Name << " [" << std::string(filled, '#') << std::string(width - filled, '-') << "] "
-              << std::setw(3) << std::lround(100 * fraction) << "%  " << Clock(elapsed) << " elapsed"
-              << (left.empty() || fraction >= 1.0 ? "" : ", " + left + " left") << "\x1b[K" << std::flush;
+              << std::setw(3) << std::lround(100 * fraction) << "%  " << (m_Iteration ? m_Iteration() + "  " : "")
+              << Clock(elapsed) << " elapsed" << (left.empty() || fraction >= 1.0 ? "" : ", " + left + " left")
+              << "\x1b[K" << std::flush;
     m_Drawn = true;
     m_LastDrawn = elapsed;
   }
@@ -477,6 +492,7 @@ private:
   std::chrono::steady_clock::time_point m_Start = std::chrono::steady_clock::now();
   double                                m_Last = -1.0, m_LastDrawn = -1.0;
   bool                                  m_Drawn = false;
+  std::function<std::string()>          m_Iteration; // "iteration k/N", when shown
 };
 
 // An ITK exception's message without what means nothing to a tool's user: ITK's "ITK ERROR: ", the object's

@@ -20,8 +20,8 @@ on_terminal() { env -u MBIR_PROGRESS script -qec "$1" /dev/null > "$2"; }
 on_terminal "$recon" terminal.log
 draws=$(grep -o $'\rMBIR \\[' terminal.log | wc -l)
 [ "$draws" -ge 2 ] || { cat -v terminal.log; fail "the bar was drawn $draws times"; }
-grep -q $'MBIR \\[##############################\\] 100%  [0-9]*:[0-9][0-9] elapsed\e\\[K\r*$' terminal.log ||
-  { cat -v terminal.log; fail "the bar does not end full at 100% on a line of its own"; }
+grep -q $'MBIR \\[##############################\\] 100%  iteration 8/8  [0-9]*:[0-9][0-9] elapsed\e\\[K\r*$' \
+  terminal.log || { cat -v terminal.log; fail "the bar does not end full at 100%, iteration 8/8, on a line of its own"; }
 ! grep -q "<filter-" terminal.log || fail "Slicer's XML on a terminal"
 grep -q "^MBIR: 8 iterations" <(tr -d '\r' < terminal.log) || fail "the summary line is missing"
 on_terminal "$tools/mbir-denoise --input phantom.nrrd --max-iterations 3 --output denoised.nrrd" denoise.log
@@ -32,9 +32,11 @@ on_terminal "$recon --verbose" verbose.log
 ! grep -q $'\rMBIR \\[' verbose.log || { cat -v verbose.log; fail "a bar under --verbose"; }
 grep -qi "iteration" verbose.log || fail "no iteration lines under --verbose"
 
-# 3. MBIR_PROGRESS=lines (log files): 10%, 20%, ... 90%, then done; no carriage returns, no XML.
+# 3. MBIR_PROGRESS=lines (log files): 10%, 20%, ... 90% with the iteration running, then done; no carriage returns,
+#    no XML.
 MBIR_PROGRESS=lines $recon > lines.log
-[ "$(grep -c '^MBIR: [1-9]0% after [0-9]*:[0-9][0-9]' lines.log)" = 9 ] || { cat lines.log; fail "not one line per 10%"; }
+[ "$(grep -c '^MBIR: [1-9]0% (iteration [1-8]/8) after [0-9]*:[0-9][0-9]' lines.log)" = 9 ] ||
+  { cat lines.log; fail "not one line per 10%, each with its iteration"; }
 grep -q "^MBIR: done after " lines.log || fail "no closing line"
 ! grep -q $'\r' lines.log || fail "carriage returns in plain lines"
 ! grep -q "<filter-" lines.log || fail "XML in plain lines"

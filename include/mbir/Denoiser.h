@@ -29,6 +29,7 @@ struct DenoiseParams
   std::uint64_t        seed = 0;
   std::function<void(const std::string &)> logSink;
   ProgressCallback                         progress; // after every subset; false throws mbir::Aborted
+  IterationCallback                        iterationDone; // after every iteration, with its log entry
 };
 
 struct DenoiseReport

@@ -12,6 +12,9 @@ namespace mbir {
 
 // Reports the fraction of a long operation done, in (0, 1]; returns false to stop it.
 using ProgressCallback = std::function<bool(double fraction)>;
+struct IterationLog;
+// Called after every iteration with its log entry: live convergence (progress bars, plots).
+using IterationCallback = std::function<void(const IterationLog &)>;
 
 // Thrown when a progress callback asks to stop; nothing partial is returned.
 class Aborted : public std::runtime_error
@@ -72,7 +75,8 @@ struct ReconParams
   std::function<void(const std::string &)> logSink;
   // Called after every subset update with the fraction of the iterations done (0, 1]; returning false
   // stops the recon, which then throws mbir::Aborted.
-  ProgressCallback progress;
+  ProgressCallback  progress;
+  IterationCallback iterationDone;
 };
 
 struct RegularizationParams

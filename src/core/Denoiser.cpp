@@ -248,6 +248,7 @@ qggmrfDenoise(const DeviceVolume & input, const DenoiseParams & params)
   settings.verbose = params.verbose;
   settings.log = log;
   settings.progress = params.progress;
+  settings.iterationDone = params.iterationDone;
 
   IdentityDataTerm       data(volume, errors);
   const std::vector<int> schedule(params.maxIterations, 0);

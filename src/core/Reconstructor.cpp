@@ -691,6 +691,7 @@ Reconstructor::solve(const DeviceSinogram & sinogram, // what it allocates, memo
   settings.verbose = m_Params.verbose;
   settings.log = log;
   settings.progress = m_Params.progress;
+  settings.iterationDone = m_Params.iterationDone;
   if (reg.mismatchFactor > 1.0f)
   {
     settings.fitTest = [&reg, &log, this](const IterationLog & entry) {

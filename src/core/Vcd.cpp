@@ -355,6 +355,8 @@ runVcd(VcdVolume &              volume,
     entry.alpha = alphaSum / std::max<std::size_t>(partition.size(), 1);
     entry.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     outcome.log.push_back(entry);
+    if (settings.iterationDone)
+      settings.iterationDone(entry);
 
     if (settings.verbose >= 1 && settings.log)
     {

@@ -99,6 +99,7 @@ struct VcdSettings
   int                                      verbose = 1;
   std::function<void(const std::string &)> log;
   ProgressCallback                         progress; // after every subset; false throws mbir::Aborted
+  IterationCallback                        iterationDone; // after every iteration, with its log entry
   // Called once, after iteration fitTestIteration (0-based) or at an earlier stop, with that iteration's log;
   // returns a factor on sigmaY (1 keeps it), and the iterations go on with it.
   std::function<double(const IterationLog &)> fitTest;

@@ -411,6 +411,15 @@ MBIRFilterSupport::ProgressReporter(ProcessObject * filter)
   };
 }
 
+mbir::IterationCallback
+MBIRFilterSupport::IterationReporter(ProcessObject * filter, int & iterationsDone)
+{
+  return [filter, &iterationsDone](const mbir::IterationLog & entry) {
+    iterationsDone = entry.iteration + 1;
+    filter->InvokeEvent(IterationEvent());
+  };
+}
+
 void
 MBIRFilterSupport::RunEngine(const ProcessObject * filter, const std::function<void()> & work)
 {

@@ -2,6 +2,7 @@
 // on host and device images.
 
 #include "MBIRTestSupport.h"
+#include "itkCommand.h"
 #include "itkMBIRBackProjectionFilter.h"
 #include "itkMBIRConeBeamGeometry.h"
 #include "itkMBIRDirectReconstructionFilter.h"
@@ -123,7 +124,14 @@ TEST(MBIRFilters, DenoiserEqualsTheEngineAndKeepsThePlace)
   auto denoise = itk::QGGMRFDenoiseFilter<ImageType>::New();
   denoise->SetInput(noisy);
   denoise->SetMaxIterations(3);
+  int  iterationEvents = 0;
+  auto counter = itk::CStyleCommand::New();
+  counter->SetCallback([](itk::Object *, const itk::EventObject &, void * data) { ++*static_cast<int *>(data); });
+  counter->SetClientData(&iterationEvents);
+  denoise->AddObserver(itk::IterationEvent(), counter);
   denoise->Update();
+  EXPECT_EQ(iterationEvents, static_cast<int>(denoise->GetDenoiseReport().log.size()));
+  EXPECT_EQ(denoise->GetIterationsDone(), iterationEvents);
 
   mbir::ReconShape         shape;
   const std::vector<float> values = itk::MBIRImageConversion::ImageToRecon(noisy, shape);

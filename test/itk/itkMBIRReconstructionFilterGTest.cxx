@@ -132,12 +132,24 @@ TEST(MBIRReconstructionFilter, ReportsProgressAndStopsOnAbort)
   });
   observer->SetClientData(&progress);
   filter->AddObserver(itk::ProgressEvent(), observer);
+  // IterationEvent after each iteration, with GetIterationsDone() counting them.
+  std::vector<int> iterations;
+  auto             counter = itk::CStyleCommand::New();
+  counter->SetCallback([](itk::Object * caller, const itk::EventObject &, void * data) {
+    static_cast<std::vector<int> *>(data)->push_back(
+      static_cast<itk::MBIRReconstructionFilter<ImageType> *>(caller)->GetIterationsDone());
+  });
+  counter->SetClientData(&iterations);
+  filter->AddObserver(itk::IterationEvent(), counter);
   filter->SetInput(scan.projections);
   filter->SetGeometry(scan.geometry);
-  filter->SetMaxIterations(2);
+  filter->SetMaxIterations(3);
+  filter->SetStopThresholdChangePercent(0.0);
   filter->Update();
   ASSERT_GT(progress.size(), 3u);
   EXPECT_FLOAT_EQ(progress.back(), 1.0f);
+  EXPECT_EQ(iterations, std::vector<int>({ 1, 2, 3 }));
+  EXPECT_EQ(filter->GetIterationsDone(), 3);
 
   // Abort after the third progress event: the filter throws and produces nothing.
   auto aborting = itk::MBIRReconstructionFilter<ImageType>::New();
