@@ -24,6 +24,7 @@ from .geometry import Geometry, geometry_classes, geometry_from_json, read_geome
 from .itk_filters import (back_projection_filter, direct_reconstruction_filter, forward_projection_filter,
                           mbir_reconstruction_filter, qggmrf_denoise_filter)
 from .scanner_data import estimate_rotation_center, preprocess_transmission
+from .plots import plot_convergence
 from .viewer import SliceViewer, slice_viewer
 from .models import (ConeBeamModel, MultiAxisParallelModel, ParallelBeamModel, TomographyModel, TranslationModel,
                      denoise, gen_weights, generate_3d_shepp_logan_low_dynamic_range)
@@ -41,4 +42,4 @@ __all__ = ["Aborted", "DeviceArray", "Device", "Geometry", "OutOfDeviceMemory", 
            "read_geometry", "geometry_from_json", "denoise", "gen_weights",
            "generate_3d_shepp_logan_low_dynamic_range", "mbir_reconstruction_filter",
            "direct_reconstruction_filter", "forward_projection_filter", "back_projection_filter",
-           "qggmrf_denoise_filter", "preprocess_transmission", "slice_viewer", "SliceViewer", "estimate_rotation_center", *(cls.__name__ for cls in geometry_classes.values())]
+           "qggmrf_denoise_filter", "preprocess_transmission", "slice_viewer", "SliceViewer", "plot_convergence", "estimate_rotation_center", *(cls.__name__ for cls in geometry_classes.values())]
