@@ -6,14 +6,8 @@
 set -euo pipefail
 export MBIR_PROGRESS=none
 tools=$1 work=$2
-fail() {
-  echo "FAILED: $*"
-  exit 1
-}
-rm -rf "$work" && mkdir -p "$work" && cd "$work"
-"$tools/mbir-geometry" --type parallel --views 192 --rows 32 --channels 192 --output scan.json > /dev/null
-"$tools/mbir-phantom" --geometry scan.json --output phantom.nrrd > /dev/null
-"$tools/mbir-project" --geometry scan.json --input phantom.nrrd --output sinogram.nrrd > /dev/null
+source "$(dirname "$0")/tool-test-lib.sh"
+fresh_scan 192 32 192
 run=(--geometry scan.json --input sinogram.nrrd --max-iterations 8 --stop-threshold 0)
 "$tools/mbir-recon" "${run[@]}" --output uninterrupted.nrrd | tee uninterrupted.log
 grep -q "MBIR: 8 iterations" uninterrupted.log || fail "the uninterrupted run did not do 8 iterations"

@@ -7,14 +7,8 @@
 set -euo pipefail
 export MBIR_PROGRESS=none
 tools=$1 work=$2
-fail() {
-  echo "FAILED: $*"
-  exit 1
-}
-rm -rf "$work" && mkdir -p "$work" && cd "$work"
-"$tools/mbir-geometry" --type parallel --views 12 --rows 3 --channels 16 --output scan.json > /dev/null
-"$tools/mbir-phantom" --geometry scan.json --output phantom.nrrd > /dev/null
-"$tools/mbir-project" --geometry scan.json --input phantom.nrrd --output sinogram.nrrd > /dev/null
+source "$(dirname "$0")/tool-test-lib.sh"
+fresh_scan 12 3 16
 
 # every_fault NAME INPUT TOOL ARGS...: the clean run, then one run failing at each of its device calls.
 total_faults=0

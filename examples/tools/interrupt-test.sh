@@ -4,17 +4,11 @@
 #   interrupt-test.sh TOOLS_DIR WORK_DIR
 set -euo pipefail
 tools=$1 work=$2
-fail() {
-  echo "FAILED: $*"
-  exit 1
-}
-rm -rf "$work" && mkdir -p "$work" && cd "$work"
-"$tools/mbir-geometry" --type parallel --views 192 --rows 48 --channels 192 --output long.json > /dev/null
-"$tools/mbir-phantom" --geometry long.json --output phantom.nrrd > /dev/null
-"$tools/mbir-project" --geometry long.json --input phantom.nrrd --output sinogram.nrrd > /dev/null
+source "$(dirname "$0")/tool-test-lib.sh"
+fresh_scan 192 48 192
 for signal in INT TERM; do
   expected=$([ $signal = INT ] && echo 130 || echo 143)
-  "$tools/mbir-recon" --geometry long.json --input sinogram.nrrd --max-iterations 200 --stop-threshold 0 --verbose \
+  "$tools/mbir-recon" --geometry scan.json --input sinogram.nrrd --max-iterations 200 --stop-threshold 0 --verbose \
     --output recon.nrrd > $signal.log 2>&1 &
   tool=$!
   for _ in $(seq 240); do

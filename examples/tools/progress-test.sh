@@ -5,14 +5,8 @@
 #   progress-test.sh TOOLS_DIR WORK_DIR
 set -euo pipefail
 tools=$1 work=$2
-fail() {
-  echo "FAILED: $*"
-  exit 1
-}
-rm -rf "$work" && mkdir -p "$work" && cd "$work"
-"$tools/mbir-geometry" --type parallel --views 96 --rows 8 --channels 128 --output scan.json > /dev/null
-"$tools/mbir-phantom" --geometry scan.json --output phantom.nrrd > /dev/null
-"$tools/mbir-project" --geometry scan.json --input phantom.nrrd --output sinogram.nrrd > /dev/null
+source "$(dirname "$0")/tool-test-lib.sh"
+fresh_scan 96 8 128
 recon="$tools/mbir-recon --geometry scan.json --input sinogram.nrrd --max-iterations 8 --stop-threshold 0 --output recon.nrrd"
 on_terminal() { env -u MBIR_PROGRESS script -qec "$1" /dev/null > "$2"; }
 

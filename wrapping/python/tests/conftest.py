@@ -32,6 +32,16 @@ def parallel_scan():
     return noisy_parallel_scan(48, 12, 48)
 
 
+@pytest.fixture
+def pyplot():
+    """matplotlib's pyplot on the offscreen Agg backend (the test skips without matplotlib); closes its figures."""
+    matplotlib = pytest.importorskip("matplotlib", reason="needs matplotlib (pip install matplotlib)")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    yield plt
+    plt.close("all")
+
+
 @pytest.fixture(scope="session")
 def tools_dir():
     """build/bin with the C++ command-line tools (scripts/test.sh builds them); the test skips without them."""

@@ -9,19 +9,8 @@ import pytest
 
 import itk_mbir
 
-matplotlib = pytest.importorskip("matplotlib", reason="plot_convergence needs matplotlib (pip install matplotlib)")
-matplotlib.use("Agg")
-import matplotlib.image  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
-
-def test_a_recon_log_is_drawn_with_its_values_and_threshold(parallel_scan, tmp_path):
+def test_a_recon_log_is_drawn_with_its_values_and_threshold(pyplot, parallel_scan, tmp_path):
     model, _, sinogram = parallel_scan
     model.set_params(verbose=0)
     _, log = model.recon(sinogram, max_iterations=6, stop_threshold_change_pct=0.0, compute_prior_loss=True)
@@ -38,11 +27,11 @@ def test_a_recon_log_is_drawn_with_its_values_and_threshold(parallel_scan, tmp_p
     assert expected["change_pct"][-1] < max(expected["change_pct"]) / 3, "a converging recon's change falls"
     threshold = change.get_lines()[1]
     assert threshold.get_linestyle() == "--" and threshold.get_ydata()[0] == 0.0
-    picture = matplotlib.image.imread(path)
+    picture = pyplot.imread(path)
     assert picture.shape[:2] == (600, 900) and picture[..., :3].std() > 0.05  # drawn, not blank
 
 
-def test_a_prior_loss_not_computed_says_how_to_get_it():
+def test_a_prior_loss_not_computed_says_how_to_get_it(pyplot):
     iterations = [dict(iteration=i, change_pct=10.0 / (i + 1), forward_loss=2.0 - 0.1 * i, prior_loss=math.nan,
                        alpha=1.2, num_subsets=4, seconds=0.1, total_cost=math.nan) for i in range(5)]
     figure = itk_mbir.plot_convergence(iterations, stop_threshold=0.5, title="denoising")
@@ -55,6 +44,6 @@ def test_a_prior_loss_not_computed_says_how_to_get_it():
 
 @pytest.mark.parametrize("log, message", [({"iterations": []}, "no iterations"), ([], "no iterations"),
                                           ([{"iteration": 0}], "lack change_pct")])
-def test_logs_that_cannot_be_drawn_are_refused(log, message):
+def test_logs_that_cannot_be_drawn_are_refused(pyplot, log, message):
     with pytest.raises(ValueError, match=message):
         itk_mbir.plot_convergence(log)

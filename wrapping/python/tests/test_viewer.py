@@ -6,17 +6,6 @@ import pytest
 
 import itk_mbir
 
-matplotlib = pytest.importorskip("matplotlib", reason="slice_viewer needs matplotlib (pip install matplotlib)")
-matplotlib.use("Agg")
-import matplotlib.image  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
 
 def ball_volume(shape=(40, 48, 24), centre=(10, 30, 16), radius=5):
     """0.1 background with a ball of 1 off the centre, so each view finds it at a known place."""
@@ -26,7 +15,7 @@ def ball_volume(shape=(40, 48, 24), centre=(10, 30, 16), radius=5):
     return volume
 
 
-def test_each_view_shows_its_slice_through_the_linked_point():
+def test_each_view_shows_its_slice_through_the_linked_point(pyplot):
     volume = np.random.default_rng(1).random((20, 30, 10)).astype(np.float32)
     viewer = itk_mbir.slice_viewer(volume, show=False)
     assert viewer.point == [10, 15, 5]
@@ -46,13 +35,13 @@ def test_each_view_shows_its_slice_through_the_linked_point():
     np.testing.assert_array_equal(viewer.images[0][2].get_array(), volume[:, 7, :].T)
 
 
-def test_the_ball_appears_where_it_is_in_every_view_of_the_picture(tmp_path):
+def test_the_ball_appears_where_it_is_in_every_view_of_the_picture(pyplot, tmp_path):
     centre = (10, 30, 16)
     viewer = itk_mbir.slice_viewer(ball_volume(centre=centre), titles=["ball"], show=False)
     viewer.set_point(*centre)
     path = tmp_path / "ball.png"
     viewer.save(path)
-    picture = matplotlib.image.imread(path)[..., :3].mean(axis=2)  # grey levels, rows from the top
+    picture = pyplot.imread(path)[..., :3].mean(axis=2)  # grey levels, rows from the top
     height = picture.shape[0]
     # Where the ball's centre and a background voxel fall in each view, in pixels of the picture.
     places = {"axial": ((centre[1], centre[0]), (2, 2)), "coronal": ((centre[1], centre[2]), (2, 2)),
@@ -64,7 +53,7 @@ def test_the_ball_appears_where_it_is_in_every_view_of_the_picture(tmp_path):
             assert (grey > 0.8) if expect_bright else (grey < 0.3), (view, x, y, grey)
 
 
-def test_window_from_percentiles_and_set_by_hand():
+def test_window_from_percentiles_and_set_by_hand(pyplot):
     volume = ball_volume()
     viewer = itk_mbir.slice_viewer(volume, show=False)
     expected = tuple(np.percentile(volume, [0.5, 99.5]))
@@ -77,7 +66,7 @@ def test_window_from_percentiles_and_set_by_hand():
         viewer.set_window(1.0, 1.0)
 
 
-def test_a_click_moves_the_other_views_to_the_point():
+def test_a_click_moves_the_other_views_to_the_point(pyplot):
     viewer = itk_mbir.slice_viewer(ball_volume(), show=False)
 
     class Click:
@@ -89,7 +78,7 @@ def test_a_click_moves_the_other_views_to_the_point():
     assert [slider.val for slider in viewer.sliders[:2]] == [10, 30]
 
 
-def test_volumes_side_by_side_with_their_differences_from_a_reference():
+def test_volumes_side_by_side_with_their_differences_from_a_reference(pyplot):
     reference = ball_volume()
     noisy = reference + np.random.default_rng(2).normal(0, 0.05, reference.shape).astype(np.float32)
     viewer = itk_mbir.slice_viewer([reference, noisy], titles=["truth", "recon"], reference=reference, show=False)
@@ -102,7 +91,7 @@ def test_volumes_side_by_side_with_their_differences_from_a_reference():
     assert viewer.images[3][0].get_clim() == (low, high)
 
 
-def test_itk_images_in_their_axis_order_and_spacing():
+def test_itk_images_in_their_axis_order_and_spacing(pyplot):
     itk = pytest.importorskip("itk", reason="the itk wheels are not installed")
     volume = ball_volume()
     image = itk.image_from_array(np.ascontiguousarray(np.transpose(volume, (2, 0, 1))))  # (slices, rows, cols)
@@ -121,6 +110,6 @@ def test_itk_images_in_their_axis_order_and_spacing():
     ([np.zeros((4, 4, 4))], {"titles": ["a", "b"]}, "2 titles for 1 volumes"),
     ([np.zeros((4, 4, 4))], {"reference": np.zeros((3, 4, 4))}, "reference has shape"),
 ])
-def test_bad_input_is_refused_naming_the_problem(volumes, kwargs, message):
+def test_bad_input_is_refused_naming_the_problem(pyplot, volumes, kwargs, message):
     with pytest.raises(ValueError, match=message):
         itk_mbir.slice_viewer(volumes, show=False, **kwargs)
