@@ -54,9 +54,10 @@ ConeBeamGeometry::autoSetReconGeometry()
   const double M = magnification();
   deltaVoxel = static_cast<float>(deltaDetChannel / M);
   const double C = sinogramShape.channels, R = sinogramShape.rows;
-  reconShape.rows = std::max(1, static_cast<int>(std::nearbyint(float(C * (deltaDetChannel / double(deltaY())) / M))));
+  reconShape.rows =
+    std::max(1, detail::gridCount(kName, std::nearbyint(float(C * (deltaDetChannel / double(deltaY())) / M))));
   reconShape.cols =
-    std::max(1, static_cast<int>(std::nearbyint(float(C * (deltaDetChannel / double(deltaVoxel)) / M))));
+    std::max(1, detail::gridCount(kName, std::nearbyint(float(C * (deltaDetChannel / double(deltaVoxel)) / M))));
   double low = 0.0, high = 0.0;
   if (!helicalZShifts.empty())
   {
@@ -65,7 +66,7 @@ ConeBeamGeometry::autoSetReconGeometry()
     high = *h;
   }
   const double heightAtIso = R * deltaDetRow / M;
-  reconShape.slices = std::max(1, static_cast<int>(std::ceil(float((heightAtIso + (high - low)) / deltaZ()))));
+  reconShape.slices = std::max(1, detail::gridCount(kName, std::ceil(float((heightAtIso + (high - low)) / deltaZ()))));
   reconSliceOffset = static_cast<float>(0.5 * (low + high));
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -41,6 +42,20 @@ requirePositive(const std::string & geometry, double value, const char * field, 
   {
     invalidGeometry(geometry, std::string(field) + " must be finite and > 0, got " + number(value) + "; " + fix);
   }
+}
+
+// A size of the automatic recon grid from its rounded expression. A NaN or infinite one (a detector pitch or
+// distance that is NaN, infinite or 0) is refused, since casting it to int would be undefined behaviour.
+inline int
+gridCount(const std::string & geometry, double rounded)
+{
+  if (!(std::fabs(rounded) < double(std::numeric_limits<int>::max())))
+  {
+    invalidGeometry(geometry,
+                    "the automatic recon grid would have " + number(rounded) +
+                      " voxels along an axis; the detector pitches and distances must be finite and > 0");
+  }
+  return static_cast<int>(rounded);
 }
 
 // One finite entry per view.

@@ -29,15 +29,15 @@ MultiAxisParallelGeometry::autoSetReconGeometry()
 {
   deltaVoxel = deltaDetChannel;
   const float width = static_cast<float>(sinogramShape.channels) * deltaDetChannel;
-  reconShape.rows = std::max(1, static_cast<int>(std::ceil(width / deltaY())));
-  reconShape.cols = std::max(1, static_cast<int>(std::ceil(width / deltaVoxel)));
+  reconShape.rows = std::max(1, detail::gridCount(kName, std::ceil(width / deltaY())));
+  reconShape.cols = std::max(1, detail::gridCount(kName, std::ceil(width / deltaVoxel)));
   double minCos = 1.0;
   for (const float e : elevations)
   {
     minCos = std::min(minCos, std::fabs(std::cos(double(e))));
   }
   const double height = double(sinogramShape.rows) * deltaDetRow / (std::max(minCos, 0.1) * deltaZ());
-  reconShape.slices = std::max(1, static_cast<int>(std::floor(float(height))));
+  reconShape.slices = std::max(1, detail::gridCount(kName, std::floor(float(height))));
 }
 
 void

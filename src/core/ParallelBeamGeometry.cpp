@@ -26,8 +26,8 @@ ParallelBeamGeometry::autoSetReconGeometry()
   // Shapes come from float32 values, like MBIRJAX's, so that they agree to the voxel.
   deltaVoxel = deltaDetChannel;
   const float width = static_cast<float>(sinogramShape.channels) * deltaDetChannel;
-  reconShape.rows = static_cast<int>(std::ceil(width / deltaY()));
-  reconShape.cols = static_cast<int>(std::ceil(width / deltaVoxel));
+  reconShape.rows = detail::gridCount(kName, std::ceil(width / deltaY()));
+  reconShape.cols = detail::gridCount(kName, std::ceil(width / deltaVoxel));
   // Slice k is detector row k whatever the row pitch (MBIRJAX's rint(R dr / dv) fails validation when
   // dr != dc, spec §9.9).
   reconShape.slices = sinogramShape.rows;

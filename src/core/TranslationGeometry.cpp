@@ -54,11 +54,11 @@ TranslationGeometry::autoSetReconGeometry()
     }
   }
   // At least one column and slice, also for a scan without travel along that axis.
-  reconShape.cols = std::max(1, static_cast<int>(std::ceil(float(travel[0] / deltaVoxel))));
-  reconShape.slices = std::max(1, static_cast<int>(std::ceil(float(travel[2] / deltaZ()))));
+  reconShape.cols = std::max(1, detail::gridCount(kName, std::ceil(float(travel[0] / deltaVoxel))));
+  reconShape.slices = std::max(1, detail::gridCount(kName, std::ceil(float(travel[2] / deltaZ()))));
   const double pixelsPerView = (reconShape.cols + R) * (reconShape.slices + C) / V;
-  int          rows = 2 * static_cast<int>(std::ceil(R * C / pixelsPerView));
-  rows = std::min(rows, static_cast<int>(std::floor((sourceIsoDist - travel[1]) / deltaY())));
+  int          rows = 2 * detail::gridCount(kName, std::ceil(R * C / pixelsPerView));
+  rows = std::min(rows, detail::gridCount(kName, std::floor((sourceIsoDist - travel[1]) / deltaY())));
   reconShape.rows = std::max(1, rows);
   // A small detector makes the nominal depth reach past the source; then the automatic depth shrinks so
   // that the grid fills half the room in front of the source.

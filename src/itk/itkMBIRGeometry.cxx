@@ -358,7 +358,14 @@ void
 MBIRGeometry::AutoSetVolumeGeometry()
 {
   const GridState before = GridStateOf(this->GetDetectorAndGrid(), this->GetCentreSliceOffset());
-  this->AutoSetEngineVolumeGeometry();
+  try
+  {
+    this->AutoSetEngineVolumeGeometry();
+  }
+  catch (const std::invalid_argument & e) // a NaN, infinite or zero pitch or distance
+  {
+    itkExceptionMacro("AutoSetVolumeGeometry: " << e.what());
+  }
   if (!(GridStateOf(this->GetDetectorAndGrid(), this->GetCentreSliceOffset()) == before))
   {
     this->Modified();

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 using namespace mbir;
@@ -508,6 +509,21 @@ TEST(GeometryValidation, RejectsSizesPastThirtyTwoBitIndices)
   expectInvalid([&] { wide.validate(); }, "2500000000 pixels per slice, more than the 2^31 - 1");
   const ParallelBeamGeometry detector({ 4, 50000, 50000 }, test::linspace(0, M_PI, 4));
   expectInvalid([&] { detector.validate(); }, "2500000000 detector cells per view");
+}
+
+// Found by fuzzing a DXchange file: a NaN pitch reached the automatic grid, whose int cast was undefined.
+TEST(GeometryValidation, AutomaticGridRefusesNanOrZeroPitches)
+{
+  const std::vector<float> angles = test::linspace(0, M_PI, 4);
+  ParallelBeamGeometry     parallel({ 4, 8, 16 }, angles);
+  parallel.deltaDetChannel = std::nanf("");
+  expectInvalid([&] { parallel.autoSetReconGeometry(); }, "parallel-beam geometry: the automatic recon grid would have");
+  MultiAxisParallelGeometry multiAxis({ 4, 8, 16 }, angles, std::vector<float>(4, 0.0f));
+  multiAxis.deltaDetChannel = 0.0f;
+  expectInvalid([&] { multiAxis.autoSetReconGeometry(); }, "pitches and distances must be finite and > 0");
+  ConeBeamGeometry cone({ 4, 8, 16 }, angles, 80.0f, 40.0f);
+  cone.deltaDetRow = std::numeric_limits<float>::infinity();
+  expectInvalid([&] { cone.autoSetReconGeometry(); }, "cone-beam geometry: the automatic recon grid");
 }
 
 TEST(GeometryValidation, RejectsImpossibleGeometries)
