@@ -37,6 +37,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -583,6 +584,15 @@ ReadDatasetInto(hid_t file, const std::string & fileName, const std::string & pa
   if (rank > 0)
   {
     H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  }
+  std::size_t count = 1; // a shape whose size overflows is a damaged file's
+  for (const hsize_t extent : dims)
+  {
+    if (extent != 0 && count > std::numeric_limits<std::size_t>::max() / sizeof(T) / extent)
+    {
+      Fail(fileName, path, "has a shape of more values than memory can address (damaged)");
+    }
+    count *= static_cast<std::size_t>(extent);
   }
   T *         values = destination(dims);
   const hid_t memoryType = std::is_same_v<T, float> ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
