@@ -574,10 +574,20 @@ ReadDatasetInto(hid_t file, const std::string & fileName, const std::string & pa
   const hssize_t     points = H5Sget_simple_extent_npoints(space.get());
   Handle             creation(H5Dget_create_plist(dataset.get()), H5Pclose);
   const H5D_layout_t layout = H5Pget_layout(creation.get());
-  if (points > 0 && (layout == H5D_CONTIGUOUS || layout == H5D_COMPACT) &&
-      H5Dget_storage_size(dataset.get()) < static_cast<hsize_t>(points) * bytesPerValue)
+  const double       nominal = double(points) * double(bytesPerValue);
+  const double       stored = double(H5Dget_storage_size(dataset.get()));
+  if (points > 0 && (layout == H5D_CONTIGUOUS || layout == H5D_COMPACT) && stored < nominal)
   {
     Fail(fileName, path, "its stored values are fewer than its shape says (damaged or truncated)");
+  }
+  // Chunked storage may be compressed, or leave chunks unwritten (read as the fill value); more than 1024 times
+  // the bytes stored (and 64 MiB) is no measured scan but a damaged shape, refused before it is allocated.
+  if (points > 0 && layout == H5D_CHUNKED && nominal > 1024.0 * stored + 64.0 * (1 << 20))
+  {
+    Fail(fileName,
+         path,
+         "its shape says " + std::to_string(points) + " values but it stores only " +
+           std::to_string(static_cast<long long>(stored)) + " bytes (damaged, or a dataset mostly never written)");
   }
   const int            rank = H5Sget_simple_extent_ndims(space.get());
   std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(rank, 0)), 0);
