@@ -6,7 +6,8 @@
 # The scanner-file readers (scan-files) are in the ITK layer: Debian's ITK 5.2 headers stop every compiler but the
 # GCC they were built with ("Unsupported compiler"), so clang is handed ITK's compiler checks as GCC computes them.
 # Defects of ITK 5.2's own TIFF reader and of libhdf5 that the fuzzer reaches are suppressed, not ours to mend (see
-# test/fuzz/suppressions/).
+# test/fuzz/suppressions/). The DXchange reader is fuzzed only with MBIR_FUZZ_HDF5=1: libhdf5 itself crashes, or
+# takes gigabytes, on some damaged files within minutes (its regression inputs are replayed in every build).
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -59,6 +59,21 @@ Describe(const ExceptionObject & e)
 }
 
 // Every reader error: the file, the field (a key, dataset or option), then what is wrong.
+// Filesystem questions about names taken from scan files, answered false rather than thrown when the name cannot
+// be asked about (too long, not permitted; found by fuzzing).
+bool
+IsFile(const fs::path & path)
+{
+  std::error_code error;
+  return fs::is_regular_file(path, error);
+}
+bool
+IsFolder(const fs::path & path)
+{
+  std::error_code error;
+  return fs::is_directory(path, error);
+}
+
 [[noreturn]] void
 Fail(const std::string & file, const std::string & field, const std::string & problem)
 {
@@ -117,9 +132,10 @@ std::vector<fs::path>
 FilesMatching(const fs::path & folder, const std::string & pattern)
 {
   std::vector<fs::path> files;
-  for (const auto & entry : fs::directory_iterator(folder))
+  std::error_code       error; // a folder that cannot be listed holds no match
+  for (const auto & entry : fs::directory_iterator(folder, error))
   {
-    if (entry.is_regular_file() && Matches(pattern.c_str(), entry.path().filename().string().c_str()))
+    if (entry.is_regular_file(error) && Matches(pattern.c_str(), entry.path().filename().string().c_str()))
     {
       files.push_back(entry.path());
     }
@@ -134,9 +150,14 @@ FilesMatching(const fs::path & folder, const std::string & pattern)
 std::string
 TiffStructureProblem(const fs::path & path)
 {
-  const std::uint64_t size = fs::file_size(path);
-  std::ifstream       in(path, std::ios::binary);
-  auto                readAt = [&](std::uint64_t offset, unsigned char * bytes, std::size_t count) {
+  std::error_code     error;
+  const std::uint64_t size = fs::file_size(path, error);
+  if (error)
+  {
+    return "cannot be read: " + error.message();
+  }
+  std::ifstream in(path, std::ios::binary);
+  auto          readAt = [&](std::uint64_t offset, unsigned char * bytes, std::size_t count) {
     in.seekg(static_cast<std::streamoff>(offset));
     in.read(reinterpret_cast<char *>(bytes), static_cast<std::streamsize>(count));
     return in.gcount() == static_cast<std::streamsize>(count);
@@ -197,7 +218,7 @@ TiffStructureProblem(const fs::path & path)
 Image<float, 2>::Pointer
 ReadTiff(const fs::path & path, const std::string & what)
 {
-  if (!fs::is_regular_file(path))
+  if (!IsFile(path))
   {
     Fail(path.string(), what, "no such file");
   }
@@ -788,7 +809,7 @@ MBIRScanReader::ReadTiffFolder(const std::string & folderName, const std::string
 {
   const std::string & file = sidecarName;
   std::ifstream       in(sidecarName);
-  if (!fs::is_regular_file(sidecarName) || !in)
+  if (!IsFile(sidecarName) || !in)
   {
     Fail(file, "", "no such file");
   }
@@ -832,7 +853,7 @@ MBIRScanReader::ReadTiffFolder(const std::string & folderName, const std::string
   {
     folder = ".";
   }
-  if (!fs::is_directory(folder))
+  if (!IsFolder(folder))
   {
     Fail(file, "folder", "'" + folder.string() + "' is not a folder");
   }
@@ -963,7 +984,7 @@ MBIRScanReader::ReadDXchange(const std::string & path, const Options & options)
   (void)options;
   Fail(path, "", "this build of ITKMBIR has no HDF5 support (reconfigure with libhdf5 installed)");
 #else
-  if (!fs::is_regular_file(path))
+  if (!IsFile(path))
   {
     Fail(path, "", "no such file");
   }
@@ -1090,7 +1111,7 @@ MBIRScanReader::ReadDXchange(const std::string & path, const Options & options)
 MBIRScanReader::Scan
 MBIRScanReader::ReadXtekCT(const std::string & path, const Options & options)
 {
-  if (!fs::is_regular_file(path))
+  if (!IsFile(path))
   {
     Fail(path, "", "no such file");
   }
@@ -1137,7 +1158,7 @@ MBIRScanReader::ReadXtekCT(const std::string & path, const Options & options)
   for (const auto & [file, header] :
        { std::make_pair(folder / "_ctdata.txt", 3), std::make_pair(folder / (name + ".ang"), 1) })
   {
-    if (fs::is_regular_file(file))
+    if (IsFile(file))
     {
       angles = ReadNikonAngles(file.string(), header, views);
       anglesFrom = "the second column of " + file.filename().string();
@@ -1162,7 +1183,7 @@ MBIRScanReader::ReadXtekCT(const std::string & path, const Options & options)
     char number[32];
     std::snprintf(number, sizeof(number), "_%04zu.tif", v);
     files.push_back(folder / (name + number));
-    if (!fs::is_regular_file(files.back()))
+    if (!IsFile(files.back()))
     {
       Fail(path,
            "Projections",

@@ -32,6 +32,9 @@ LLVMFuzzerTestOneInput(const std::uint8_t * data, std::size_t size)
     std::ofstream(folder / name, std::ios::binary) << content;
     return (folder / name).string();
   };
+  // libhdf5 itself crashes and takes gigabytes on some damaged files (scripts/fuzz.sh): the DXchange reader is
+  // fuzzed when MBIR_FUZZ_HDF5=1, and its regression inputs are replayed always.
+  static const bool dxchange = std::getenv("MBIR_FUZZ_HDF5") || std::getenv("MBIR_FUZZ_REPLAY");
   try
   {
     switch (data[0] % 4)
@@ -43,7 +46,7 @@ LLVMFuzzerTestOneInput(const std::uint8_t * data, std::size_t size)
         itk::MBIRScanReader::ReadTiffFolder(folder.string(), write("scan.json", rest));
         break;
       case 3:
-        if (itk::MBIRScanReader::HasDXchange())
+        if (itk::MBIRScanReader::HasDXchange() && dxchange)
           itk::MBIRScanReader::ReadDXchange(write("scan.h5", rest));
         break;
       default:
