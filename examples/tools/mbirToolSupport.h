@@ -431,14 +431,16 @@ private:
         std::cout << "<filter-progress>" << fraction << "</filter-progress>" << std::endl;
         break;
       case Style::Lines:
+      {
         // Every 10%; the end has its own line.
         if (fraction < 0.1 || fraction >= 1.0 || std::floor(10 * fraction) <= std::floor(10 * m_Last))
           return;
+        const auto left = Left(fraction, elapsed);
         std::cout << m_Name << ": " << std::lround(100 * fraction) << "%"
                   << (m_Iteration ? " (" + m_Iteration() + ")" : "") << " after " << Clock(elapsed)
-                  << (Left(fraction, elapsed).empty() ? "" : ", about " + Left(fraction, elapsed) + " left")
-                  << std::endl;
+                  << (left.empty() ? "" : ", about " + left + " left") << std::endl;
         break;
+      }
       case Style::Bar: // at most 10 redraws a second: when the percentage changes, and every second for the clock
         if (elapsed < m_LastDrawn + 0.1 ||
             (std::lround(100 * fraction) == std::lround(100 * m_Last) && elapsed < m_LastDrawn + 1.0))
