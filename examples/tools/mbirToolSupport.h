@@ -322,14 +322,15 @@ public:
     Xml
   };
 
-  // The style MBIR_PROGRESS asks for (auto or unset: bar on a terminal, else xml); another value is refused.
+  // The style MBIR_PROGRESS asks for (auto or unset: a bar on a terminal, Slicer's XML when Slicer runs the tool,
+  // which sets SLICER_HOME for its CLI modules, else plain lines for log files); another value is refused.
   static Style
   StyleFromEnvironment(bool terminal = isatty(fileno(stdout)) != 0)
   {
     const char *      setting = std::getenv("MBIR_PROGRESS");
     const std::string value = setting ? setting : "auto";
     if (value == "auto")
-      return terminal ? Style::Bar : Style::Xml;
+      return terminal ? Style::Bar : std::getenv("SLICER_HOME") ? Style::Xml : Style::Lines;
     for (const auto & [name, style] : { std::pair{ "bar", Style::Bar },
                                         std::pair{ "lines", Style::Lines },
                                         std::pair{ "xml", Style::Xml },

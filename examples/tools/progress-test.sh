@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Progress of the tools (MBIR_PROGRESS): a bar redrawn in place on a terminal (run under `script`, which gives the
-# tool a pseudo-terminal), none under --verbose, plain lines every 10% with MBIR_PROGRESS=lines, Slicer's XML when
-# standard output is a pipe, and a bad value refused.
+# tool a pseudo-terminal), none under --verbose, plain lines every 10% on a pipe or file (and with MBIR_PROGRESS=lines),
+# Slicer's XML when Slicer runs the tool (SLICER_HOME set), and a bad value refused.
 #   progress-test.sh TOOLS_DIR WORK_DIR
 set -euo pipefail
 tools=$1 work=$2
@@ -35,13 +35,16 @@ grep -q "^MBIR: done after " lines.log || fail "no closing line"
 ! grep -q $'\r' lines.log || fail "carriage returns in plain lines"
 ! grep -q "<filter-" lines.log || fail "XML in plain lines"
 
-# 4. A pipe (as Slicer reads it): Slicer's protocol.
-env -u MBIR_PROGRESS $recon | cat > pipe.log
-grep -q "<filter-progress>1</filter-progress>" pipe.log && grep -q "<filter-end>" pipe.log || fail "no Slicer XML on a pipe"
+# 4. A pipe: plain lines by default (log files stay clean); Slicer's protocol when Slicer runs the tool.
+env -u MBIR_PROGRESS -u SLICER_HOME $recon | cat > pipe.log
+grep -q "^MBIR: 50% (iteration" pipe.log && ! grep -q "<filter-" pipe.log || { cat pipe.log; fail "not plain lines on a pipe"; }
+env -u MBIR_PROGRESS SLICER_HOME=/opt/Slicer $recon | cat > slicer.log
+grep -q "<filter-progress>1</filter-progress>" slicer.log && grep -q "<filter-end>" slicer.log ||
+  fail "no Slicer XML under Slicer (SLICER_HOME set)"
 
 # 5. A bad value: refused before any work.
 status=0
 MBIR_PROGRESS=fancy $recon > bad.log 2>&1 || status=$?
 [ "$status" = 1 ] && grep -q "MBIR_PROGRESS must be auto, bar, lines, xml or none, got 'fancy'" bad.log ||
   { cat bad.log; fail "MBIR_PROGRESS=fancy: exit $status"; }
-echo "progress-test.sh: bar ($draws draws), verbose, lines, Slicer XML and a bad value as expected"
+echo "progress-test.sh: bar ($draws draws), verbose, lines on a pipe, Slicer XML under Slicer and a bad value as expected"

@@ -203,6 +203,9 @@ class Harness:
                  delete_temporary_files: bool = True):
         slicer = load(bridge)
         self.slicer = slicer
+        # Slicer's application sets SLICER_HOME for what it starts (qSlicerCoreApplicationPrivate::init); the
+        # tools tell from it that Slicer reads their progress.
+        os.environ.setdefault("SLICER_HOME", str(Path(getattr(slicer, "__file__", None) or __file__).parent))
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="mbir-slicer-"))
         self.temporary_path = self.workdir / "slicer-temp"
         self.cache_path = self.workdir / "slicer-cache"
