@@ -84,7 +84,8 @@ def run_as_slicer(name, files, hyphens=False):
     unknown = [f for f in files if f not in [p[1] for p in parameters]]
     check(not unknown, f"{name}: {unknown} are parameters of its XML")
     command = [tool(name)] + slicer_arguments(parameters, files, hyphens)
-    run = subprocess.run(command, capture_output=True, text=True)  # a pipe, as Slicer reads it
+    # A pipe, as Slicer reads it, with the SLICER_HOME that Slicer sets for the programs it starts.
+    run = subprocess.run(command, capture_output=True, text=True, env=dict(os.environ, SLICER_HOME="/opt/Slicer"))
     check(run.returncode == 0, f"{name} accepts every flag of its XML with its default ({' '.join(command)}): "
           f"{run.stderr.strip()}")
     return run.stdout
