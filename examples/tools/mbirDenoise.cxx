@@ -2,6 +2,9 @@
 
 #include "itkQGGMRFDenoiseFilter.h"
 #include "mbirToolSupport.h"
+#ifdef MBIR_HAVE_VTK
+#  include "mbirPictures.h"
+#endif
 
 #include <chrono>
 #include <iomanip>
@@ -42,10 +45,19 @@ main(int argc, char ** argv)
             100);
   cl.integer("--seed", "N", "seed of the subset order (the same seed gives the same result)", seed, 0, 2147483647);
   cl.flag("--verbose", "print the log, one line per iteration", verbose);
+  std::string plotPath;
+  cl.text("--plot",
+          "FILE",
+          "draw the log to FILE.png: % change (with the stop threshold), loss and step size per iteration",
+          plotPath)
+    .file(mbirtool::Channel::Output, ".png")
+    .label("Convergence plot");
   const mbirtool::DeviceOptions devices(cl);
   return mbirtool::run(cl.tool(), [&] {
     cl.parse(argc, argv);
     devices.Check();
+    if (!plotPath.empty())
+      mbirtool::requirePictures("--plot");
     const mbirtool::ImageType::Pointer volume = mbirtool::readImage("--input", input);
     const mbirtool::ImageType::Pointer reference =
       referencePath.empty() ? nullptr : mbirtool::readImage("--reference", referencePath);
@@ -65,6 +77,10 @@ main(int argc, char ** argv)
     filter->Update();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const mbir::DenoiseReport & report = filter->GetDenoiseReport();
+#ifdef MBIR_HAVE_VTK
+    if (!plotPath.empty())
+      mbirtool::writeConvergencePlot("--plot", plotPath, "qGGMRF denoising", report.log, stopThreshold);
+#endif
 
     std::ostringstream line;
     line << "qGGMRF denoise: " << report.log.size() << " iterations, sigma noise " << report.sigmaNoise << ", "

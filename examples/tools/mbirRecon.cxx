@@ -4,6 +4,9 @@
 #include "itkMBIRDirectReconstructionFilter.h"
 #include "itkMBIRReconstructionFilter.h"
 #include "mbirToolSupport.h"
+#ifdef MBIR_HAVE_VTK
+#  include "mbirPictures.h"
+#endif
 
 #include <chrono>
 #include <iomanip>
@@ -50,7 +53,7 @@ main(int argc, char ** argv)
     { "Reconstruction.MBIR", "MBIR Reconstruction" });
 #endif
   std::string geometryPath, input, output, weightType = "unweighted", weightsPath, initialPath, referencePath;
-  std::string checkpointPath, resumePath;
+  std::string checkpointPath, resumePath, plotPath;
   bool        direct = directOnly, positivity = false, verbose = false, noNoiseEstimate = false;
   double      sharpness = 1.0, snrDb = 30.0, stopThreshold = 0.2;
   int         maxIterations = 15, seed = 0, checkpointEvery = 1;
@@ -110,6 +113,13 @@ main(int argc, char ** argv)
     cl.integer(
       "--seed", "N", "MBIR: seed of the subset order (the same seed gives the same result)", seed, 0, 2147483647);
     cl.flag("--verbose", "MBIR: print the log, one line per iteration", verbose);
+    cl.text("--plot",
+            "FILE",
+            "MBIR: draw the log to FILE.png: % change (with the stop threshold), forward loss, prior loss and step "
+            "size per iteration",
+            plotPath)
+      .file(mbirtool::Channel::Output, ".png")
+      .label("Convergence plot");
     cl.group("Checkpoint and resume", "Save a long recon's state to continue it after a stop or a crash");
     cl.text("--checkpoint",
             "FILE",
@@ -146,6 +156,7 @@ main(int argc, char ** argv)
                                    "--seed",
                                    "--initial",
                                    "--verbose",
+                                   "--plot",
                                    "--checkpoint",
                                    "--checkpoint-every",
                                    "--resume" })
@@ -156,6 +167,8 @@ main(int argc, char ** argv)
         }
       }
     }
+    if (!plotPath.empty())
+      mbirtool::requirePictures("--plot");
     if (!directOnly && cl.given("--weights") && cl.given("--weight-type"))
     {
       throw mbirtool::UsageError("--weights and --weight-type exclude each other");
@@ -216,6 +229,7 @@ main(int argc, char ** argv)
       filter->SetPositivity(positivity);
       filter->SetSeed(static_cast<unsigned long>(seed));
       filter->SetVerbose(verbose ? 1 : 0);
+      filter->SetComputePriorLoss(!plotPath.empty()); // a pass over the volume per iteration, for the plot only
       filter->SetCheckpointFileName(checkpointPath);
       filter->SetCheckpointEvery(checkpointEvery);
       filter->SetResumeFileName(resumePath);
@@ -230,6 +244,10 @@ main(int argc, char ** argv)
       const mbir::ReconReport & report = filter->GetReconstructionReport();
       line << "MBIR: " << report.log.size() << " iterations"
            << (report.stoppedOnThreshold ? " (stop threshold reached)" : "") << ",";
+#ifdef MBIR_HAVE_VTK
+      if (!plotPath.empty())
+        mbirtool::writeConvergencePlot("--plot", plotPath, "MBIR", report.log, stopThreshold);
+#endif
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     line << std::fixed << std::setprecision(2) << " " << seconds << " s on " << deviceSummary;

@@ -66,6 +66,19 @@ inline InjectedFaults injectedFaults;
 
 using ImageType = itk::Image<float, 3>;
 
+// Pictures (mbir-view, --picture, --plot) are drawn with VTK (mbirPictures.h); a build without it refuses their
+// options before any work.
+inline void
+requirePictures(const std::string & option)
+{
+#ifndef MBIR_HAVE_VTK
+  throw std::runtime_error(option + ": this build of the tools has no VTK to draw with (Debian: apt-get install "
+                                    "libvtk9-dev xvfb, then build again)");
+#else
+  (void)option;
+#endif
+}
+
 // An angle in radians, written as a number or a multiple of pi: 1.5, pi, -pi/2, 2pi, 0.25*pi.
 inline double
 parseAngle(const std::string & option, const std::string & text)
