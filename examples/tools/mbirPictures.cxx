@@ -315,6 +315,7 @@ SliceMontage::SliceMontage(std::vector<PictureVolume> volumes, int width, bool o
   m->grey->SetHueRange(0, 0);
   m->grey->SetSaturationRange(0, 0);
   m->grey->SetValueRange(0, 1);
+  m->grey->SetRampToLinear(); // grey proportional to the value (the default is an S curve)
   m->grey->SetNumberOfTableValues(256);
   m->grey->Build();
   m->diverging = vtkSmartPointer<vtkLookupTable>::New();
