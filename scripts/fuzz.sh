@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
 # Fuzzes every target of test/fuzz for SECONDS each (default 60) with clang's libFuzzer under AddressSanitizer and
-# UndefinedBehaviorSanitizer, built in build-fuzz/ (the engine, and the ITK layer for scan-files; CPU only). Each starts from its seed corpus
-# (test/fuzz/corpus/NAME, only read) and keeps what it finds in build-fuzz/corpus/NAME. An input that crashes is
-# kept in build-fuzz/crashes/NAME/ and fails the script: add it to test/fuzz/regressions/NAME/ with the fix.
-# The scanner-file readers (scan-files) are in the ITK layer: Debian's ITK 5.2 headers stop every compiler but the
-# GCC they were built with ("Unsupported compiler"), so clang is handed ITK's compiler checks as GCC computes them.
+# UndefinedBehaviorSanitizer, built in build-fuzz/ (the engine, and the ITK layer for scan-files and dxchange; CPU
+# only). Each starts from its seed corpus (test/fuzz/corpus/NAME, only read) and keeps what it finds in
+# build-fuzz/corpus/NAME. An input that crashes is kept in build-fuzz/crashes/NAME/ and fails the script: add it to
+# test/fuzz/regressions/NAME/ with the fix.
+# The scanner-file readers (scan-files, dxchange) are in the ITK layer: Debian's ITK 5.2 headers stop every compiler
+# but the GCC they were built with ("Unsupported compiler"), so clang is handed ITK's compiler checks as GCC computes
+# them.
 # Defects of ITK 5.2's own TIFF reader and of libhdf5 that the fuzzer reaches are suppressed, not ours to mend (see
-# test/fuzz/suppressions/). The DXchange reader is fuzzed only with MBIR_FUZZ_HDF5=1: libhdf5 itself crashes, or
-# takes gigabytes, on some damaged files within minutes (its regression inputs are replayed in every build).
+# test/fuzz/suppressions/). The DXchange reader is fuzzed by dxchange, on well-formed HDF5 files that libhdf5 writes
+# from a fuzzed recipe (shapes, types, values, attributes, storage). Byte-level damage of HDF5 files (scan-files'
+# DXchange branch) runs only with MBIR_FUZZ_HDF5=1: libhdf5 itself crashes, or takes gigabytes, on some damaged files
+# within minutes, which is not ours to mend (its regression inputs are replayed in every build).
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(geometry-json checkpoint command-line scan-files)
+[ ${#targets[@]} -gt 0 ] || targets=(geometry-json checkpoint command-line scan-files dxchange)
 
 command -v clang++ >/dev/null || { echo "fuzz.sh: needs clang (Debian: apt-get install clang)"; exit 1; }
 mkdir -p build-fuzz
@@ -22,10 +26,10 @@ launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 flags="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 itk=OFF
-if [[ " ${targets[*]} " == *" scan-files "* ]]; then
+if [[ " ${targets[*]} " == *" scan-files "* || " ${targets[*]} " == *" dxchange "* ]]; then
   itk=ON
   itk_include=$(ls -d /usr/include/ITK-5.* 2>/dev/null | sort -V | tail -n 1)
-  [ -n "$itk_include" ] || { echo "fuzz.sh: scan-files needs ITK's headers (Debian: apt-get install libinsighttoolkit5-dev)"; exit 1; }
+  [ -n "$itk_include" ] || { echo "fuzz.sh: scan-files and dxchange need ITK's headers (Debian: apt-get install libinsighttoolkit5-dev)"; exit 1; }
   echo '#include <itk_compiler_detection.h>' | g++ -std=c++17 -I"$itk_include" -dM -E -x c++ - |
     grep '^#define ITK_' > build-fuzz/itk-compiler-as-gcc.new
   # Replaced only when it changes, since every file of the build includes it.

@@ -610,6 +610,12 @@ ReadDatasetInto(hid_t file, const std::string & fileName, const std::string & pa
          "its shape says " + std::to_string(points) + " values but it stores only " +
            std::to_string(static_cast<long long>(stored)) + " bytes (damaged, or a dataset mostly never written)");
   }
+  // A virtual dataset stores nothing itself: its shape may claim terabytes of missing files' fill values, and
+  // libhdf5 recurses without end on one that maps itself (both found by fuzzing). DXchange writers store data.
+  if (layout == H5D_VIRTUAL)
+  {
+    Fail(fileName, path, "is a virtual dataset (mapped from other datasets); only stored data is read");
+  }
   const int            rank = H5Sget_simple_extent_ndims(space.get());
   std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(rank, 0)), 0);
   if (rank > 0)
@@ -651,9 +657,9 @@ ReadDataset(hid_t file, const std::string & fileName, const std::string & path, 
   return values;
 }
 
-// The string attribute `name` of the object at `path`, or "" when it has none.
+// The string attribute `name` of the object at `path`, or "" when it has none (or no value, or no text).
 std::string
-TextAttribute(hid_t file, const std::string & path, const char * name)
+TextAttribute(hid_t file, const std::string & fileName, const std::string & path, const char * name)
 {
   Handle object(H5Oopen(file, path.c_str(), H5P_DEFAULT), H5Oclose);
   if (object.get() < 0 || H5Aexists(object.get(), name) <= 0)
@@ -665,6 +671,17 @@ TextAttribute(hid_t file, const std::string & path, const char * name)
   if (H5Tget_class(type.get()) != H5T_STRING)
   {
     return "";
+  }
+  // H5Aread writes every value: several would overrun the one read here (found by fuzzing).
+  Handle         space(H5Aget_space(attribute.get()), H5Sclose);
+  const hssize_t values = H5Sget_simple_extent_npoints(space.get());
+  if (values == 0)
+  {
+    return "";
+  }
+  if (values != 1)
+  {
+    Fail(fileName, path + " " + name, "holds " + std::to_string(values) + " texts; one expected");
   }
   std::string text;
   if (H5Tis_variable_str(type.get()) > 0)
@@ -1052,7 +1069,7 @@ MBIRScanReader::ReadDXchange(const std::string & path, const Options & options)
          "/exchange/theta",
          std::to_string(theta.size()) + " angles for " + std::to_string(size[2]) + " projections in /exchange/data");
   }
-  const std::string thetaUnits = Lower(TextAttribute(file.get(), "/exchange/theta", "units"));
+  const std::string thetaUnits = Lower(TextAttribute(file.get(), path, "/exchange/theta", "units"));
   double            unit = kDegree;
   if (thetaUnits == "rad" || thetaUnits == "radian" || thetaUnits == "radians")
   {
@@ -1084,7 +1101,7 @@ MBIRScanReader::ReadDXchange(const std::string & path, const Options & options)
       {
         Fail(path, names[d], "must hold one or two positive numbers");
       }
-      const std::string units = TextAttribute(file.get(), names[d], "units");
+      const std::string units = TextAttribute(file.get(), path, names[d], "units");
       pitch[d] = (single ? values[std::min<std::size_t>(d, values.size() - 1)] : values[0]) *
                  MillimetresPer(units, path, names[d]);
       if (units.empty())

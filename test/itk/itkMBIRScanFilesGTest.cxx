@@ -346,6 +346,60 @@ TEST(ScanFilesDXchange, MalformedFiles)
   expectFails([&] { Reader::ReadDXchange(path.string()); }, { "scan.h5", "not an HDF5 file" });
   expectFails([&] { Reader::ReadDXchange("/nonexistent.h5"); }, { "/nonexistent.h5", "no such file" });
 }
+
+// Found by fuzz-dxchange (test/fuzz/regressions/dxchange/): a "units" attribute of several texts overran the
+// reader's buffer, and a virtual dataset could claim terabytes or map itself (libhdf5 then recursed without end).
+TEST(ScanFilesDXchange, FuzzedFiles)
+{
+  const fs::path path = scratch("dxchange-fuzzed") / "scan.h5";
+  auto           units = [&](H5S_class_t kind, hsize_t count, bool variable) {
+    DXchangeFile{}.write(path);
+    const hid_t file = H5Fopen(path.string().c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t theta = H5Dopen2(file, "/exchange/theta", H5P_DEFAULT);
+    const hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, variable ? H5T_VARIABLE : 3);
+    const hid_t  space = kind == H5S_NULL ? H5Screate(H5S_NULL) : H5Screate_simple(1, &count, nullptr);
+    const hid_t  attribute = H5Acreate2(theta, "units", type, space, H5P_DEFAULT, H5P_DEFAULT);
+    const char * texts[4] = { "rad", "rad", "rad", "rad" };
+    if (kind != H5S_NULL)
+      H5Awrite(attribute, type, variable ? static_cast<const void *>(texts) : "radradradrad");
+    H5Aclose(attribute);
+    H5Sclose(space);
+    H5Tclose(type);
+    H5Dclose(theta);
+    H5Fclose(file);
+  };
+  units(H5S_SIMPLE, 2, false);
+  expectFails([&] { Reader::ReadDXchange(path.string()); },
+              { "scan.h5", "/exchange/theta units", "holds 2 texts; one expected" });
+  units(H5S_SIMPLE, 4, true);
+  expectFails([&] { Reader::ReadDXchange(path.string()); }, { "/exchange/theta units", "holds 4 texts" });
+  units(H5S_SIMPLE, 1, true); // one text in a list of one reads
+  expectAngles(
+    dynamic_cast<const itk::MBIRParallelBeamGeometry &>(*Reader::ReadDXchange(path.string()).Geometry).GetAngles(),
+    { 0.0, 60.0, 120.0 });
+  units(H5S_NULL, 0, false); // an attribute without a value counts as none: DXchange's degrees
+  EXPECT_NE(Reader::ReadDXchange(path.string()).GetNotes().find("no units attribute"), std::string::npos);
+
+  DXchangeFile noData;
+  noData.withData = false;
+  noData.write(path);
+  {
+    const hid_t   file = H5Fopen(path.string().c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hsize_t dims[3] = { 3, hsize_t(1) << 40, 5 };
+    const hid_t   space = H5Screate_simple(3, dims, nullptr);
+    const hid_t   creation = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_virtual(creation, space, ".", "/exchange/data", space); // itself
+    const hid_t data = H5Dcreate2(file, "/exchange/data", H5T_IEEE_F32LE, space, H5P_DEFAULT, creation, H5P_DEFAULT);
+    EXPECT_GE(data, 0);
+    H5Dclose(data);
+    H5Pclose(creation);
+    H5Sclose(space);
+    H5Fclose(file);
+  }
+  expectFails([&] { Reader::ReadDXchange(path.string()); }, { "/exchange/data", "is a virtual dataset" });
+  EXPECT_EQ(H5Fget_obj_count(static_cast<hid_t>(H5F_OBJ_ALL), H5F_OBJ_ALL), 0);
+}
 #endif
 
 // ---- Nikon .xtekct ----
