@@ -247,14 +247,15 @@ constexpr int          viewAxis[3] = { 2, 1, 0 }; // the slice axis of each colu
 constexpr const char * viewName[3] = { "axial", "coronal", "sagittal" };
 constexpr char         axisName[3] = { 'x', 'y', 'z' };
 
+// The voxels of `image` on the grid (spacing, origin) of `grid`.
 vtkSmartPointer<vtkImageData>
-vtkView(const ImageType * image)
+vtkView(const ImageType * image, const ImageType * grid)
 {
   const auto size = image->GetLargestPossibleRegion().GetSize();
   auto       data = vtkSmartPointer<vtkImageData>::New();
   data->SetDimensions(static_cast<int>(size[0]), static_cast<int>(size[1]), static_cast<int>(size[2]));
-  data->SetSpacing(image->GetSpacing()[0], image->GetSpacing()[1], image->GetSpacing()[2]);
-  data->SetOrigin(image->GetOrigin()[0], image->GetOrigin()[1], image->GetOrigin()[2]);
+  data->SetSpacing(grid->GetSpacing()[0], grid->GetSpacing()[1], grid->GetSpacing()[2]);
+  data->SetOrigin(grid->GetOrigin()[0], grid->GetOrigin()[1], grid->GetOrigin()[2]);
   auto values = vtkSmartPointer<vtkFloatArray>::New();
   // The ITK image owns the voxels and outlives the view (save = 1: VTK never frees them).
   values->SetArray(const_cast<float *>(image->GetBufferPointer()),
@@ -281,17 +282,18 @@ SliceMontage::SliceMontage(std::vector<PictureVolume> volumes, int width, bool o
   }
   for (const PictureVolume & v : volumes)
   {
-    if (v.image->GetLargestPossibleRegion().GetSize() != first->GetLargestPossibleRegion().GetSize() ||
-        v.image->GetSpacing() != first->GetSpacing() || v.image->GetOrigin() != first->GetOrigin())
+    if (v.image->GetLargestPossibleRegion().GetSize() != first->GetLargestPossibleRegion().GetSize())
     {
       std::ostringstream message;
-      message << "'" << v.name << "' (size " << v.image->GetLargestPossibleRegion().GetSize() << ", spacing "
-              << v.image->GetSpacing() << ", origin " << v.image->GetOrigin() << ") does not lie on the grid of '"
-              << volumes[0].name << "' (size " << first->GetLargestPossibleRegion().GetSize() << ", spacing "
-              << first->GetSpacing() << ", origin " << first->GetOrigin()
-              << "): linked slices need volumes on one grid";
+      message << "'" << v.name << "' has size " << v.image->GetLargestPossibleRegion().GetSize() << " but '"
+              << volumes[0].name << "' has size " << first->GetLargestPossibleRegion().GetSize()
+              << ": linked slices need volumes of one size";
       throw std::runtime_error(message.str());
     }
+    // Voxel by voxel, as the NRMSE compares them (a TIFF, say, keeps no origin).
+    if (v.image->GetSpacing() != first->GetSpacing() || v.image->GetOrigin() != first->GetOrigin())
+      std::cerr << "note: '" << v.name << "' (spacing " << v.image->GetSpacing() << ", origin " << v.image->GetOrigin()
+                << ") is shown on the grid of '" << volumes[0].name << "'\n";
   }
 
   // One scale for every view: the widest and tallest of the three slice shapes fit their cell.
@@ -332,7 +334,7 @@ SliceMontage::SliceMontage(std::vector<PictureVolume> volumes, int width, bool o
   {
     Parts::Row row;
     row.volume = volumes[r];
-    row.data = vtkView(row.volume.image);
+    row.data = vtkView(row.volume.image, first);
     if (r > 0)
     {
       row.difference = ImageType::New();
@@ -342,7 +344,7 @@ SliceMontage::SliceMontage(std::vector<PictureVolume> volumes, int width, bool o
       const std::size_t n = row.volume.image->GetLargestPossibleRegion().GetNumberOfPixels();
       for (std::size_t i = 0; i < n; ++i)
         row.difference->GetBufferPointer()[i] = row.volume.image->GetBufferPointer()[i] - first->GetBufferPointer()[i];
-      row.differenceData = vtkView(row.difference);
+      row.differenceData = vtkView(row.difference, first);
     }
     for (int c = 0; c < 3; ++c)
     {

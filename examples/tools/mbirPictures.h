@@ -57,7 +57,8 @@ struct PictureVolume
 // Layout (what tests rely on): the views split the window's width in three equal columns and the height above a
 // strip of StripHeight() pixels in equal rows; each view shows its volume's centre at the view's centre, at
 // MillimetresPerPixel(). Axial views have x to the right and y down, coronal x to the right and z up, sagittal y
-// to the right and z up. The volumes' directions are taken as the identity.
+// to the right and z up. Every volume is shown voxel by voxel on the first one's grid (spacing, origin), as the
+// NRMSE compares them; directions are taken as the identity.
 class SliceMontage
 {
 public:

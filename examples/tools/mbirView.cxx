@@ -145,7 +145,8 @@ main(int argc, char ** argv)
     "mbir-view",
     "--image FILE [--image FILE ...] [--reference FILE] [--difference] [--window LOW,HIGH] [--slice X,Y,Z] "
     "[--width PIXELS] [--screenshot FILE.png]",
-    "Shows one to four volumes (any ITK 3-D format, on one grid) side by side: a row each, with linked axial, "
+    "Shows one to four volumes (any ITK 3-D format, of one size, shown on the first one's grid) side by side: a row "
+    "each, with linked axial, "
     "coronal and sagittal slices, one grey window (initially the 0.5 to 99.5 percentiles of the first), a colour "
     "bar, a scale bar in mm, and the position (mm) and value under the cursor. With --reference the reference is "
     "the first row, each row is labelled with its NRMSE, and --difference (or the d key) shows each volume minus "
