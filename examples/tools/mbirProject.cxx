@@ -28,7 +28,7 @@ main(int argc, char ** argv)
     cl.parse(argc, argv);
     devices.Check();
     const itk::MBIRGeometry::Pointer   geometry = mbirtool::readGeometry("--geometry", geometryPath);
-    const mbirtool::ImageType::Pointer projections = mbirtool::readImage("--input", input);
+    const mbirtool::ImageType::Pointer projections = mbirtool::readProjections("--input", input, false);
     auto                               projector = itk::MBIRBackProjectionFilter<mbirtool::ImageType>::New();
     projector->SetInput(projections);
     projector->SetGeometry(geometry);

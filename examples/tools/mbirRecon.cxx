@@ -182,10 +182,10 @@ main(int argc, char ** argv)
       throw mbirtool::UsageError("--checkpoint-every needs --checkpoint FILE");
     }
     const itk::MBIRGeometry::Pointer   geometry = mbirtool::readGeometry("--geometry", geometryPath);
-    const mbirtool::ImageType::Pointer projections = mbirtool::readImage("--input", input);
+    const mbirtool::ImageType::Pointer projections = mbirtool::readProjections("--input", input, verbose);
     // Read every input before the long computation, so that a bad file fails at once.
     const mbirtool::ImageType::Pointer weights =
-      weightsPath.empty() ? nullptr : mbirtool::readImage("--weights", weightsPath);
+      weightsPath.empty() ? nullptr : mbirtool::readProjections("--weights", weightsPath, verbose);
     const mbirtool::ImageType::Pointer initial =
       initialPath.empty() ? nullptr : mbirtool::readImage("--initial", initialPath);
     const mbirtool::ImageType::Pointer reference =

@@ -28,7 +28,9 @@
 #include <functional>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <new>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -520,11 +522,11 @@ description(const itk::ExceptionObject & e)
   return std::regex_replace(std::string(e.GetDescription()), prefix, "", std::regex_constants::format_first_only);
 }
 
-// Checks that `path` (the value of `option`) is a readable 3-D image with one value per voxel, then reads it
-// as float. ITK would otherwise read a 2-D image as one slice and a vector image as its first component.
+// Checks that `path` (the value of `option`) is a readable 3-D image with one value per voxel and returns its ITK
+// IO, the header read. ITK would otherwise read a 2-D image as one slice and a vector image as its first component.
 // `fields`: dark or bright fields, where a 2-D image [channel, row] is also taken, as a stack of one.
-inline ImageType::Pointer
-readImage(const std::string & option, const std::string & path, bool fields = false)
+inline itk::ImageIOBase::Pointer
+checkedImageIO(const std::string & option, const std::string & path, bool fields = false)
 {
   const std::string what = option + " '" + path + "'";
   if (!std::filesystem::is_regular_file(path))
@@ -559,18 +561,127 @@ readImage(const std::string & option, const std::string & path, bool fields = fa
                              itk::ImageIOBase::GetPixelTypeAsString(io->GetPixelType()) +
                              " pixels); the MBIR tools need one value per pixel");
   }
+  return io;
+}
+
+// ITK reads NRRD files whole; a float NRRD with its raw data attached (what the tools write) is read here in part:
+// views [first, first + count) into `image`, which has the file's size. False (nothing read) for any other NRRD.
+inline bool
+readRawNrrdViews(const std::string & path, std::pair<int, int> views, ImageType * image)
+{
+  std::ifstream file(path, std::ios::binary);
+  std::string   line;
+  if (!std::getline(file, line) || line.rfind("NRRD000", 0) != 0)
+    return false;
+  std::map<std::string, std::string> fields;
+  while (std::getline(file, line) && !line.empty() && line != "\r")
+  {
+    const std::size_t colon = line.find(": ");
+    if (line[0] != '#' && colon != std::string::npos)
+      fields[line.substr(0, colon)] = line.substr(colon + 2);
+  }
+  const std::uint16_t probe = 1;
+  const bool          little = *reinterpret_cast<const unsigned char *>(&probe) == 1;
+  if (!file || fields["encoding"] != "raw" || fields["type"] != "float" ||
+      fields["endian"] != (little ? "little" : "big") || fields.count("data file") || fields.count("datafile") ||
+      fields.count("byte skip") || fields.count("byteskip") || fields.count("line skip") || fields.count("lineskip"))
+    return false;
+  const auto        size = image->GetLargestPossibleRegion().GetSize();
+  const std::size_t viewSize = size[0] * size[1];
+  const auto        data = static_cast<std::streamoff>(file.tellg());
+  file.seekg(data + static_cast<std::streamoff>(views.first * viewSize * sizeof(float)));
+  file.read(reinterpret_cast<char *>(image->GetBufferPointer() + views.first * viewSize),
+            static_cast<std::streamsize>(views.second * viewSize * sizeof(float)));
+  if (!file)
+    throw std::runtime_error("'" + path + "': the file ends before its last view (damaged or cut short)");
+  return true;
+}
+
+// Reads `path` as float, through checkedImageIO; `views`, when given, is the part of the last axis to read (the
+// rest of the image is zero), read alone where the format allows it (MetaImage, raw float NRRD; ITK reads other
+// formats whole).
+inline ImageType::Pointer
+readImage(const std::string &                option,
+          const std::string &                path,
+          bool                               fields = false,
+          std::optional<std::pair<int, int>> views = std::nullopt)
+{
   auto reader = itk::ImageFileReader<ImageType>::New();
   reader->SetFileName(path);
-  reader->SetImageIO(io);
+  reader->SetImageIO(checkedImageIO(option, path, fields));
   try
   {
-    reader->Update();
+    if (!views)
+    {
+      reader->Update();
+      return reader->GetOutput();
+    }
+    reader->UpdateOutputInformation();
+    ImageType::RegionType part = reader->GetOutput()->GetLargestPossibleRegion();
+    auto                  image = ImageType::New();
+    image->CopyInformation(reader->GetOutput());
+    image->SetRegions(part);
+    image->Allocate(true);
+    part.SetIndex(2, views->first);
+    part.SetSize(2, static_cast<itk::SizeValueType>(views->second));
+    if (views->second > 0 && !readRawNrrdViews(path, *views, image))
+    {
+      reader->GetOutput()->SetRequestedRegion(part);
+      reader->Update();
+      const ImageType * read = reader->GetOutput();
+      const std::size_t viewSize = part.GetSize(0) * part.GetSize(1);
+      const float * from = read->GetBufferPointer() + (views->first - read->GetBufferedRegion().GetIndex(2)) * viewSize;
+      std::copy(from, from + views->second * viewSize, image->GetBufferPointer() + views->first * viewSize);
+    }
+    return image;
   }
   catch (const itk::ExceptionObject & e)
   {
-    throw std::runtime_error(what + ": cannot read the image: " + description(e));
+    throw std::runtime_error(option + " '" + path + "': cannot read the image: " + description(e));
   }
-  return reader->GetOutput();
+}
+
+// Bytes this process has read through system calls so far (Linux's /proc/self/io), or -1 where unknown.
+inline long long
+bytesReadSoFar()
+{
+  std::ifstream io("/proc/self/io");
+  std::string   key;
+  long long     value = -1;
+  while (io >> key >> value)
+  {
+    if (key == "rchar:")
+      return value;
+  }
+  return -1;
+}
+
+// Projections [channel, row, view] read for a reconstruction or back projection. Under MPI each rank's device holds
+// only its share of the views (the engine's split, ShardLayout), so each rank reads only those where the format
+// allows it (MetaImage .mha/.mhd, raw float NRRD; other formats are read whole) and leaves the other views zero: the
+// engine never reads them on this rank. `report`: each rank says on standard error what it read.
+inline ImageType::Pointer
+readProjections(const std::string & option, const std::string & path, bool report)
+{
+  const mbir::ProcessGroup & world = mbir::processGroup();
+  if (world.size == 1)
+    return readImage(option, path);
+  const int               views = static_cast<int>(checkedImageIO(option, path)->GetDimensions(2));
+  const mbir::ShardLayout layout(views, world.size);
+  const int          first = std::min(layout.first(world.rank), views), count = std::max(0, layout.valid(world.rank));
+  const long long    before = bytesReadSoFar();
+  ImageType::Pointer image = readImage(option, path, false, std::pair{ first, count });
+  if (report)
+  {
+    std::error_code    ignored;
+    std::ostringstream line;
+    line << "rank " << world.rank << " of " << world.size << ": " << option << " '" << path << "': views " << first
+         << " to " << first + count - 1 << " of " << views << ", " << bytesReadSoFar() - before << " bytes read of "
+         << std::filesystem::file_size(path, ignored) << "\n";
+    const std::string text = line.str();
+    std::fwrite(text.data(), 1, text.size(), stderr); // one write: the ranks' lines never interleave
+  }
+  return image;
 }
 
 // Where an image is first written: beside `path` under a name of this process with the same extension, so that a
