@@ -355,6 +355,7 @@ SliceMontage::SliceMontage(std::vector<PictureVolume> volumes, int width, bool o
       view.renderer->SetBackground(0.0, 0.0, 0.0);
       view.mapper = vtkSmartPointer<vtkImageSliceMapper>::New();
       view.mapper->SetOrientation(viewAxis[c]);
+      view.mapper->BorderOn(); // whole edge voxels (VTK stops at their centres by default)
       view.slice = vtkSmartPointer<vtkImageSlice>::New();
       view.slice->SetMapper(view.mapper);
       view.slice->GetProperty()->SetInterpolationTypeToNearest();
@@ -382,7 +383,7 @@ SliceMontage::SliceMontage(std::vector<PictureVolume> volumes, int width, bool o
     scalarBar->SetLookupTable(table);
     scalarBar->SetOrientationToHorizontal();
     scalarBar->SetNumberOfLabels(5);
-    scalarBar->SetLabelFormat("%-#6.3g");
+    scalarBar->SetLabelFormat("%-6.3g");
     scalarBar->UnconstrainedFontSizeOn();
     scalarBar->GetLabelTextProperty()->SetFontSize(12);
     scalarBar->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();

@@ -1,6 +1,7 @@
 // mbir-view: one to four volumes side by side in linked axial, coronal and sagittal slices (VTK), with window and
 // level, a colour bar, the position and value under the cursor, and a difference view against the first volume.
 
+#include "itkMBIRScanReader.h"
 #include "mbirPictures.h"
 
 #include <vtkInteractorEventRecorder.h>
@@ -10,6 +11,26 @@
 #include <vtkRenderWindowInteractor.h>
 
 namespace {
+
+// A volume, or a scan's raw projections [channel, row, view]: a DXchange file (.h5, .hdf5) or a Nikon .xtekct file,
+// as mbir-import reads them.
+mbirtool::ImageType::Pointer
+readVolumeOrScan(const std::string & option, const std::string & path)
+{
+  const std::string extension = std::filesystem::path(path).extension().string();
+  try
+  {
+    if (extension == ".h5" || extension == ".hdf5")
+      return itk::MBIRScanReader::ReadDXchange(path).Projections;
+    if (extension == ".xtekct")
+      return itk::MBIRScanReader::ReadXtekCT(path).Projections;
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    throw std::runtime_error(option + " " + mbirtool::description(e));
+  }
+  return mbirtool::readImage(option, path);
+}
 
 // The mouse and keys of the viewer: wheel or arrow keys scroll the slice under the cursor, a left click moves the
 // other two slices to the point clicked, a right drag sets the window (across: width, up and down: level).
@@ -145,15 +166,15 @@ main(int argc, char ** argv)
     "mbir-view",
     "--image FILE [--image FILE ...] [--reference FILE] [--difference] [--window LOW,HIGH] [--slice X,Y,Z] "
     "[--width PIXELS] [--screenshot FILE.png]",
-    "Shows one to four volumes (any ITK 3-D format, of one size, shown on the first one's grid) side by side: a row "
-    "each, with linked axial, "
-    "coronal and sagittal slices, one grey window (initially the 0.5 to 99.5 percentiles of the first), a colour "
-    "bar, a scale bar in mm, and the position (mm) and value under the cursor. With --reference the reference is "
-    "the first row, each row is labelled with its NRMSE, and --difference (or the d key) shows each volume minus "
-    "the reference. Mouse: the wheel scrolls the slice under the cursor, a left click moves the other slices to "
-    "the point, a right drag sets the window (across: width; up and down: level). Keys: Up/Down and Page Up/Down "
-    "scroll, r resets the window, d toggles the difference view, s saves a screenshot, q quits. --screenshot "
-    "draws the picture offscreen (a private Xvfb when there is no display), writes it and exits.");
+    "Shows one to four volumes side by side (any ITK 3-D format, or the projections [channel, row, view] of a "
+    "DXchange .h5 or Nikon .xtekct scan; of one size, shown on the first one's grid): a row each, with linked "
+    "axial, coronal and sagittal slices, one grey window (initially the 0.5 to 99.5 percentiles of the first), a "
+    "colour bar, a scale bar in mm, and the position (mm) and value under the cursor. With --reference the "
+    "reference is the first row, each row is labelled with its NRMSE, and --difference (or the d key) shows each "
+    "volume minus the reference. Mouse: the wheel scrolls the slice under the cursor, a left click moves the other "
+    "slices to the point, a right drag sets the window (across: width; up and down: level). Keys: Up/Down and Page "
+    "Up/Down scroll, r resets the window, d toggles the difference view, s saves a screenshot, q quits. "
+    "--screenshot draws the picture offscreen (a private Xvfb when there is no display), writes it and exits.");
   std::vector<std::string> imagePaths;
   std::string              referencePath, screenshotPath, eventsPath;
   std::vector<double>      window, slices;
@@ -188,7 +209,7 @@ main(int argc, char ** argv)
     cl.parse(argc, argv);
     std::vector<mbirtool::PictureVolume> volumes;
     auto                                 add = [&](const std::string & option, const std::string & path) {
-      volumes.push_back({ std::filesystem::path(path).filename().string(), mbirtool::readImage(option, path), "" });
+      volumes.push_back({ std::filesystem::path(path).filename().string(), readVolumeOrScan(option, path), "" });
     };
     if (!referencePath.empty())
       add("--reference", referencePath);
