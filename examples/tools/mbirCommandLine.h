@@ -400,6 +400,8 @@ CommandLine::parse(int argc, char ** argv)
       printHelp(std::cout);
       std::exit(0);
     }
+    if (argument == "--xml" && m_Module.title.empty()) // a tool of its own window, as mbir-view: no CLI module
+      throw UsageError("--xml: this tool is not a Slicer CLI module (it opens a window of its own)");
     if (argument == "--xml")
     {
       printXml(std::cout);
