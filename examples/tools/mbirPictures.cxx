@@ -3,6 +3,7 @@
 #include <X11/Xlib.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include <vtkActor2D.h>
@@ -136,6 +137,7 @@ Display::Display(bool mustBeShown)
   m_Xvfb = ::fork();
   if (m_Xvfb == 0)
   {
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM); // ends with the tool, even one killed with SIGKILL
     ::close(ends[0]);
     std::freopen("/dev/null", "w", stdout);
     std::freopen("/dev/null", "w", stderr);
@@ -170,6 +172,8 @@ Display::Display(bool mustBeShown)
     throw std::runtime_error(std::string("pictures need an X display, and there is none (DISPLAY='") +
                              (current ? current : "") + "') and no Xvfb to start one (Debian: apt-get install xvfb)");
   }
+  if (current)
+    m_Previous = current;
   ::setenv("DISPLAY", (":" + number).c_str(), 1);
 }
 
@@ -179,7 +183,7 @@ Display::~Display()
   {
     ::kill(m_Xvfb, SIGTERM);
     ::waitpid(m_Xvfb, nullptr, 0);
-    ::unsetenv("DISPLAY");
+    m_Previous ? ::setenv("DISPLAY", m_Previous->c_str(), 1) : ::unsetenv("DISPLAY");
   }
 }
 

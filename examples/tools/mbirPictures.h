@@ -13,6 +13,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,7 +34,8 @@ public:
   operator=(const Display &) = delete;
 
 private:
-  pid_t m_Xvfb = 0;
+  pid_t                      m_Xvfb = 0;
+  std::optional<std::string> m_Previous; // the DISPLAY that did not answer
 };
 
 // The values [low, high] between the `lowPercent` and `highPercent` percentiles of a volume (NaN left out): the
