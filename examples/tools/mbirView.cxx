@@ -116,8 +116,15 @@ public:
     }
     else if (key == "s")
     {
-      montage->WritePng("screenshot", screenshotPath);
-      std::cout << "screenshot -> " << screenshotPath << std::endl;
+      try // a screenshot that cannot be written must not close the viewer
+      {
+        montage->WritePng("screenshot", screenshotPath);
+        std::cout << "screenshot -> " << screenshotPath << std::endl;
+      }
+      catch (const std::exception & e)
+      {
+        std::cerr << "mbir-view: " << e.what() << std::endl;
+      }
     }
     else if (key == "q" || key == "Escape")
       this->Interactor->TerminateApp();
