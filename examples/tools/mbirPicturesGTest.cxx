@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <vector>
 
 namespace {
 
@@ -272,7 +273,7 @@ TEST_F(Pictures, ViewerShowsTheProjectionsOfAScanFile)
 TEST_F(Pictures, ViewerWindowFollowsTheMouseAndKeys)
 {
   // A real window on the tool's own Xvfb, driven by recorded events (VTK display coordinates: origin bottom left;
-  // VTK 9.1's fields: x y ctrl shift alt key-character repeat keysym).
+  // the fields of VTK 9.1's stream version 1.1: x y modifiers key-code repeat keysym).
   const std::string shot = path("window.png"), events = path("events.log");
   // 900 wide: views 300 wide; one row of height h above the 96-pixel strip. The axial view's centre is (150,
   // 96 + h/2); the picture tells h.
@@ -282,16 +283,18 @@ TEST_F(Pictures, ViewerWindowFollowsTheMouseAndKeys)
   const Layout layout(Picture(shot), 1, phantom);
   const int    clickX = 150 + static_cast<int>(std::lround(20.0 / layout.mmPerPixel)); // 20 mm right of the centre
   std::ofstream(events) << "# StreamVersion 1.1\n"
-                        << "MouseMoveEvent 150 " << cy << " 0 0 0 0 0 0\n"
-                        << "MouseWheelForwardEvent 150 " << cy << " 0 0 0 0 0 0\n"
-                        << "MouseWheelForwardEvent 150 " << cy << " 0 0 0 0 0 0\n"
-                        << "LeftButtonPressEvent " << clickX << " " << cy << " 0 0 0 0 0 0\n"
-                        << "LeftButtonReleaseEvent " << clickX << " " << cy << " 0 0 0 0 0 0\n"
-                        << "RightButtonPressEvent 150 " << cy << " 0 0 0 0 0 0\n"
-                        << "MouseMoveEvent 350 " << cy << " 0 0 0 0 0 0\n"
-                        << "RightButtonReleaseEvent 350 " << cy << " 0 0 0 0 0 0\n"
-                        << "CharEvent 150 " << cy << " 0 0 0 s 1 s\n"
-                        << "CharEvent 150 " << cy << " 0 0 0 q 1 q\n";
+                        << "MouseMoveEvent 150 " << cy << " 0 0 0 0\n"
+                        << "MouseWheelForwardEvent 150 " << cy << " 0 0 0 0\n"
+                        << "MouseWheelForwardEvent 150 " << cy << " 0 0 0 0\n"
+                        << "LeftButtonPressEvent " << clickX << " " << cy << " 0 0 0 0\n"
+                        << "LeftButtonReleaseEvent " << clickX << " " << cy << " 0 0 0 0\n"
+                        << "RightButtonPressEvent 150 " << cy << " 0 0 0 0\n"
+                        << "MouseMoveEvent 350 " << cy << " 0 0 0 0\n"
+                        << "RightButtonReleaseEvent 350 " << cy << " 0 0 0 0\n"
+                        << "CharEvent 150 " << cy << " 0 43 1 plus\n"
+                        << "CharEvent 150 " << cy << " 0 0 1 Right\n"
+                        << "CharEvent 150 " << cy << " 0 115 1 s\n"
+                        << "CharEvent 150 " << cy << " 0 113 1 q\n";
   fs::remove(shot);
   const auto [status, output] = run(MBIR_TOOLS_DIR "/mbir-view --image " + path("phantom.nrrd") +
                                     " --width 900 --window 0,1 --events " + events + " --screenshot " + shot);
@@ -318,13 +321,24 @@ TEST_F(Pictures, ViewerWindowFollowsTheMouseAndKeys)
   EXPECT_NEAR(y, layout.centre[1], layout.mmPerPixel + 0.5);
   EXPECT_EQ(k, 22);
   EXPECT_NEAR(value, phantom->GetPixel({ { i, j, k } }), 1e-4);
-  // The right drag of 200 pixels across widened the window [0, 1] by e.
-  double     low = 0.0, high = 0.0;
-  const auto window = output.find("window ");
-  ASSERT_NE(window, std::string::npos) << output;
-  ASSERT_EQ(std::sscanf(output.c_str() + window, "window %lf to %lf", &low, &high), 2);
-  EXPECT_NEAR(high - low, std::exp(1.0), 1e-3);
-  EXPECT_NEAR(0.5 * (low + high), 0.5, 1e-3);
+  // The right drag of 200 pixels across widened the window [0, 1] by e; then + narrowed it to 0.8 of that, and
+  // Right raised its level by a tenth of its width.
+  std::vector<std::pair<double, double>> windows;
+  for (auto line = output.find("window "); line != std::string::npos; line = output.find("\nwindow ", line + 1))
+  {
+    double low = 0.0, high = 0.0;
+    ASSERT_EQ(std::sscanf(output.c_str() + output.find("window ", line), "window %lf to %lf", &low, &high), 2);
+    windows.emplace_back(low, high);
+  }
+  ASSERT_EQ(windows.size(), 3u) << output;
+  const auto width = [&](int n) { return windows[n].second - windows[n].first; };
+  const auto level = [&](int n) { return 0.5 * (windows[n].first + windows[n].second); };
+  EXPECT_NEAR(width(0), std::exp(1.0), 1e-3);
+  EXPECT_NEAR(level(0), 0.5, 1e-3);
+  EXPECT_NEAR(width(1), 0.8 * std::exp(1.0), 1e-3);
+  EXPECT_NEAR(level(1), 0.5, 1e-3);
+  EXPECT_NEAR(width(2), width(1), 1e-3);
+  EXPECT_NEAR(level(2), 0.5 + 0.1 * width(1), 1e-3);
   // The s key wrote what the window showed: the window's size, the clicked point's coronal slice.
   EXPECT_NE(output.find("screenshot -> " + shot), std::string::npos) << output;
   const Picture picture(shot);

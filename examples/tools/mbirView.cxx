@@ -103,6 +103,10 @@ public:
       Scroll(key == "Up" ? 1 : 10);
     else if (key == "Down" || key == "Next")
       Scroll(key == "Down" ? -1 : -10);
+    else if (key == "plus" || key == "equal" || key == "KP_Add" || key == "minus" || key == "KP_Subtract")
+      Reshape(key == "minus" || key == "KP_Subtract" ? 1.25 : 0.8, 0.0);
+    else if (key == "Left" || key == "Right")
+      Reshape(1.0, key == "Right" ? 0.1 : -0.1);
     else if (key == "r")
     {
       montage->ResetWindow();
@@ -154,6 +158,17 @@ private:
     std::cout << "slice " << "xyz"[probe.axis] << " " << montage->GetSlice(probe.axis) << std::endl;
     Show(this->Interactor->GetEventPosition());
   }
+  // Scales the window's width by widthFactor and moves its level by levelStep widths, keeping the level fixed.
+  void
+  Reshape(double widthFactor, double levelStep)
+  {
+    const auto [low, high] = montage->GetWindow();
+    const double width = high - low, level = 0.5 * (low + high) + levelStep * width;
+    montage->SetWindow(level - 0.5 * widthFactor * width, level + 0.5 * widthFactor * width);
+    const auto [newLow, newHigh] = montage->GetWindow();
+    std::cout << "window " << newLow << " to " << newHigh << std::endl;
+    Show(this->Interactor->GetEventPosition());
+  }
   void
   Show(const int * at)
   {
@@ -180,7 +195,8 @@ main(int argc, char ** argv)
     "reference is the first row, each row is labelled with its NRMSE, and --difference (or the d key) shows each "
     "volume minus the reference. Mouse: the wheel scrolls the slice under the cursor, a left click moves the other "
     "slices to the point, a right drag sets the window (across: width; up and down: level). Keys: Up/Down and Page "
-    "Up/Down scroll, r resets the window, d toggles the difference view, s saves a screenshot, q quits. "
+    "Up/Down scroll, + and - narrow and widen the window, Left/Right lower and raise its level, r resets it, d toggles "
+    "the difference view, s saves a screenshot, q quits. "
     "--screenshot draws the picture offscreen (a private Xvfb when there is no display), writes it and exits.");
   std::vector<std::string> imagePaths;
   std::string              referencePath, screenshotPath, eventsPath;
