@@ -1157,6 +1157,11 @@ MBIRScanReader::ReadXtekCT(const std::string & path, const Options & options)
     {
       Fail(path, key, "must be a whole number, got " + text(key));
     }
+    // Counts index the engine's int arrays (and a larger double would not even convert to size_t).
+    if (value > static_cast<double>(std::numeric_limits<int>::max()))
+    {
+      Fail(path, key, "must be at most 2147483647, got " + text(key));
+    }
     return static_cast<std::size_t>(value);
   };
   if (keys.count("Units") && Lower(keys.at("Units")) != "mm")

@@ -492,6 +492,9 @@ TEST(ScanFilesXtekCT, MalformedFiles)
     writeText(folder / "scan.xtekct", "[XTekCT]\nName=scan\nProjections=four\n");
     expectFails([&] { Reader::ReadXtekCT((folder / "scan.xtekct").string()); },
                 { "Projections", "'four' is not a number" });
+    writeText(folder / "scan.xtekct", "[XTekCT]\nName=scan\nProjections=4888888888888888888888888888\n");
+    expectFails([&] { Reader::ReadXtekCT((folder / "scan.xtekct").string()); },
+                { "Projections", "must be at most 2147483647" });
     writeText(folder / "scan.xtekct", "Name=scan\n");
     expectFails([&] { Reader::ReadXtekCT((folder / "scan.xtekct").string()); }, { "[XTekCT]", "no such section" });
   }
