@@ -19,6 +19,14 @@
 
 #include <unistd.h>
 
+#if MBIR_CPU_PATH == 2
+// GCC 12 warns of the AVX-512 headers' own _mm512_undefined_* values (GCC bug 105593): silenced for them alone.
+#  pragma GCC diagnostic push
+#  pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#  include <immintrin.h>
+#  pragma GCC diagnostic pop
+#endif
+
 #if MBIR_USE_OPENMP
 #  include <omp.h>
 #endif
@@ -733,6 +741,8 @@ private:
       return static_cast<int>(step) + 4;
     }
   };
+  // Entries of the lookup table of the AVX-512 blocks, which the buffers they read hold beyond their last index.
+  static constexpr int kTableSize = 32;
   // floor(x) as an int, in a form the vectoriser takes (std::floor does not vectorise with its conversion).
   static int
   floorToInt(float x)
@@ -745,6 +755,131 @@ private:
   {
     return std::max(std::min(high, static_cast<float>(k + 1)) - std::max(low, static_cast<float>(k)), 0.0f);
   }
+
+#if MBIR_CPU_PATH == 2
+  // AVX-512 blocks of the box resampling: 16 rows (forward) or 16 slices (back) at once, with the same candidates and
+  // the same operations per coefficient as the loops below, but each lane's value looked up by a permute in a table
+  // of the 32 entries from the block's lowest index on, instead of a gather, which the compiler emulates one lane at a
+  // time. A block whose indices span more than the table (rows much shorter than slices, or the reverse) is left to
+  // the loops below, as is the tail; the functions return where they stopped.
+  static __m512
+  laneNumbers()
+  {
+    return _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  }
+  // The table entry of each lane's index, clamped to [lowest, highest] as the loops below clamp it.
+  static __m512
+  tableLookup(__m512i index, __m512i lowest, __m512i highest, int base, __m512 low, __m512 high)
+  {
+    const __m512i clamped = _mm512_min_epi32(_mm512_max_epi32(index, lowest), highest);
+    return _mm512_permutex2var_ps(low, _mm512_sub_epi32(clamped, _mm512_set1_epi32(base)), high);
+  }
+  // BoxResampling::edge of each lane's row.
+  static __m512
+  edges(const BoxResampling & box, __m512 rows)
+  {
+    return _mm512_mul_ps(_mm512_sub_ps(_mm512_sub_ps(rows, _mm512_set1_ps(0.5f)), _mm512_set1_ps(box.start)),
+                         _mm512_set1_ps(box.inverse));
+  }
+  // shadowFraction of each lane.
+  static __m512
+  shadowFractions(__m512 low, __m512 high, __m512 slice)
+  {
+    const __m512 top = _mm512_min_ps(high, _mm512_add_ps(slice, _mm512_set1_ps(1.0f)));
+    return _mm512_max_ps(_mm512_sub_ps(top, _mm512_max_ps(low, slice)), _mm512_setzero_ps());
+  }
+
+  template<int SlicesPerRow>
+  static int
+  spreadBoxAvx512(const BoxResampling & box,
+                  const float *         g,
+                  int                   kFirst,
+                  int                   kLast,
+                  int                   first,
+                  int                   last,
+                  float *               column)
+  {
+    const __m512i lowest = _mm512_set1_epi32(kFirst - 1), highest = _mm512_set1_epi32(kLast);
+    int           m = first;
+    for (; m + 15 <= last; m += 16)
+    {
+      const int base = std::min(std::max(floorToInt(box.edge(m)), kFirst - 1), kLast);
+      const int top = std::min(std::max(floorToInt(box.edge(m + 15)) + SlicesPerRow - 1, kFirst - 1), kLast);
+      if (top - base >= kTableSize)
+      {
+        break;
+      }
+      const __m512  rows = _mm512_add_ps(_mm512_set1_ps(static_cast<float>(m)), laneNumbers());
+      const __m512  low = edges(box, rows), high = edges(box, _mm512_add_ps(rows, _mm512_set1_ps(1.0f)));
+      const __m512i k0 = _mm512_cvttps_epi32(_mm512_roundscale_ps(low, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
+      const __m512  tableLow = _mm512_loadu_ps(g + base), tableHigh = _mm512_loadu_ps(g + base + 16);
+      __m512        sum = _mm512_setzero_ps();
+      for (int d = 0; d < SlicesPerRow; ++d)
+      {
+        const __m512i k = _mm512_add_epi32(k0, _mm512_set1_epi32(d));
+        const __m512  value = tableLookup(k, lowest, highest, base, tableLow, tableHigh);
+        sum = _mm512_fmadd_ps(value, shadowFractions(low, high, _mm512_cvtepi32_ps(k)), sum);
+      }
+      _mm512_storeu_ps(column + m, _mm512_mul_ps(_mm512_set1_ps(box.step), sum));
+    }
+    return m;
+  }
+
+  template<int RowsPerSlice, int Power>
+  static int
+  gatherBoxAvx512(const kernels::RowMap & map,
+                  const float *           column,
+                  int                     first,
+                  int                     last,
+                  int                     kBegin,
+                  int                     kEnd,
+                  float *                 outk)
+  {
+    const BoxResampling box(map);
+    const __m512i       lowest = _mm512_set1_epi32(first - 1), highest = _mm512_set1_epi32(last + 1);
+    int                 k = kBegin;
+    for (; k + 16 <= kEnd; k += 16)
+    {
+      const __m512 slices = _mm512_add_ps(_mm512_set1_ps(static_cast<float>(k)), laneNumbers());
+      const __m512 centres = _mm512_fmadd_ps(_mm512_set1_ps(map.step), slices, _mm512_set1_ps(map.first));
+      const __m512 t =
+        _mm512_mul_ps(_mm512_set1_ps(map.obliquity), _mm512_sub_ps(centres, _mm512_set1_ps(map.axisRow)));
+      const __m512 weightScale =
+        _mm512_mul_ps(_mm512_set1_ps(map.scale), _mm512_sqrt_ps(_mm512_fmadd_ps(t, t, _mm512_set1_ps(1.0f))));
+      const __m512 weight = _mm512_mul_ps(_mm512_set1_ps(box.step), weightScale);
+      const __m512 lowestRow = _mm512_sub_ps(
+        _mm512_fmadd_ps(_mm512_set1_ps(box.step), slices, _mm512_set1_ps(box.start)), _mm512_set1_ps(0.5f));
+      const __m512i m0 =
+        _mm512_cvttps_epi32(_mm512_roundscale_ps(lowestRow, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
+      const int base = std::min(std::max(_mm512_reduce_min_epi32(m0), first - 1), last + 1);
+      const int top = std::min(std::max(_mm512_reduce_max_epi32(m0) + RowsPerSlice - 1, first - 1), last + 1);
+      if (top - base >= kTableSize)
+      {
+        break;
+      }
+      const __m512 tableLow = _mm512_loadu_ps(column + base), tableHigh = _mm512_loadu_ps(column + base + 16);
+      __m512       rows = _mm512_cvtepi32_ps(m0);
+      __m512       low = edges(box, rows);
+      __m512       sum = _mm512_setzero_ps();
+      for (int j = 0; j < RowsPerSlice; ++j)
+      {
+        rows = _mm512_add_ps(rows, _mm512_set1_ps(1.0f));
+        const __m512 high = edges(box, rows);
+        __m512       b = _mm512_mul_ps(weight, shadowFractions(low, high, slices));
+        if constexpr (Power == 2)
+        {
+          b = _mm512_mul_ps(b, b);
+        }
+        const __m512 value =
+          tableLookup(_mm512_add_epi32(m0, _mm512_set1_epi32(j)), lowest, highest, base, tableLow, tableHigh);
+        sum = _mm512_fmadd_ps(b, value, sum);
+        low = high;
+      }
+      _mm512_storeu_ps(outk + k, _mm512_add_ps(_mm512_loadu_ps(outk + k), sum));
+    }
+    return k;
+  }
+#endif
 
   // column[m] = sum_k b(m, k) x[k - offset] for m in [first, last]; `scaled` is scratch for weightScale(k) x_k.
   // Local copies of the maps: the vectoriser must know that the stores cannot change them.
@@ -761,17 +896,23 @@ private:
     const kernels::RowMap map = rowMap;
     const BoxResampling   box(map);
     const int             kFirst = window.first, kLast = window.last;
-    scaled.resize(static_cast<std::size_t>(kLast - kFirst) + 2);
-    float * const       g = scaled.data() + 1 - kFirst; // g[k] for k in [kFirst - 1, kLast], 0 at both ends
-    g[kFirst - 1] = g[kLast] = 0.0f;
+    // g[k] for k in [kFirst - 1, kLast], 0 at both ends, and kTableSize zeros after for the table lookups
+    scaled.resize(static_cast<std::size_t>(kLast - kFirst) + 2 + kTableSize);
+    float * const g = scaled.data() + 1 - kFirst;
+    g[kFirst - 1] = 0.0f;
+    std::fill(g + kLast, g + kLast + 1 + kTableSize, 0.0f);
     const float * const xk = x - window.offset;
 #pragma omp simd
     for (int k = kFirst; k < kLast; ++k)
     {
       g[k] = map.weightScale(k) * xk[k];
     }
+    int rest = first;
+#if MBIR_CPU_PATH == 2
+    rest = spreadBoxAvx512<SlicesPerRow>(box, g, kFirst, kLast, first, last, column);
+#endif
 #pragma omp simd
-    for (int m = first; m <= last; ++m)
+    for (int m = rest; m <= last; ++m)
     {
       const float low = box.edge(m), high = box.edge(m + 1);
       const int   k0 = floorToInt(low);
@@ -799,8 +940,12 @@ private:
     const kernels::RowMap map = rowMap;
     const BoxResampling   box(map);
     float * const         outk = out - window.offset;
+    int                   rest = window.first;
+#if MBIR_CPU_PATH == 2
+    rest = gatherBoxAvx512<RowsPerSlice, Power>(map, column, first, last, window.first, window.last, outk);
+#endif
 #pragma omp simd
-    for (int k = window.first; k < window.last; ++k)
+    for (int k = rest; k < window.last; ++k)
     {
       const float weight = box.step * map.weightScale(k);
       const int   m0 = floorToInt(box.start + box.step * static_cast<float>(k) - 0.5f);
@@ -954,8 +1099,8 @@ private:
     }
 #pragma omp parallel num_threads(m_Threads)
     {
-      std::vector<float> buffer(rows + 2);
-      float * const      column = buffer.data() + 1; // column[-1] and column[rows] for the box resampling
+      std::vector<float> buffer(rows + 2 + kTableSize);
+      float * const column = buffer.data() + 1; // column[-1] and column[rows] for the box resampling, and its table
 #pragma omp for schedule(dynamic, 4)
       for (int e = 0; e < batch.numPixels; ++e)
       {
