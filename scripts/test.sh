@@ -25,5 +25,5 @@ scripts/test-itk54.sh
 # Every test of the engine, the ITK layer and the tools under AddressSanitizer + UndefinedBehaviorSanitizer, the
 # multi-device and OpenMP tests under ThreadSanitizer, and every fuzz target for 60 s (README "Reliability").
 scripts/test-sanitizers.sh both --all
-# The fuzzers from a fixed seed: the same code gets the same verdict (fresh searches: scripts/fuzz.sh by hand).
+# The fuzzers from a fixed seed, so that the same code meets nearly the same inputs (fresh searches: by hand).
 MBIR_FUZZ_SEED=1 scripts/fuzz.sh 60
