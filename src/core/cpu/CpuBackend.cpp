@@ -19,7 +19,7 @@
 
 #include <unistd.h>
 
-#if MBIR_CPU_PATH == 2
+#if MBIR_CPU_PATH > 0
 // GCC 12 warns of the AVX-512 headers' own _mm512_undefined_* values (GCC bug 105593): silenced for them alone.
 #  pragma GCC diagnostic push
 #  pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -35,6 +35,193 @@
 
 namespace mbir {
 namespace {
+
+#if MBIR_CPU_PATH > 0
+// The vectors of this path for the hand-written kernels: float arithmetic by GCC's vector operators (a scalar operand
+// stands for a vector of it), the rest named; lookup(table, index) takes each lane's entry of table[0, 2 Width).
+#  if MBIR_CPU_PATH == 2
+struct Lanes
+{
+  using Float = __m512;
+  using Int = __m512i;
+  static constexpr int kWidth = 16;
+  static Float
+  laneNumbers()
+  {
+    return _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  }
+  static Float
+  zero()
+  {
+    return _mm512_setzero_ps();
+  }
+  static Float
+  load(const float * p)
+  {
+    return _mm512_loadu_ps(p);
+  }
+  static void
+  store(float * p, Float v)
+  {
+    _mm512_storeu_ps(p, v);
+  }
+  static Float
+  min(Float a, Float b)
+  {
+    return _mm512_min_ps(a, b);
+  }
+  static Float
+  max(Float a, Float b)
+  {
+    return _mm512_max_ps(a, b);
+  }
+  static Float
+  sqrt(Float a)
+  {
+    return _mm512_sqrt_ps(a);
+  }
+  static Int
+  floorToInt(Float a)
+  {
+    return _mm512_cvttps_epi32(_mm512_roundscale_ps(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
+  }
+  static Float
+  toFloat(Int a)
+  {
+    return _mm512_cvtepi32_ps(a);
+  }
+  static Int
+  broadcast(int v)
+  {
+    return _mm512_set1_epi32(v);
+  }
+  static Int
+  add(Int a, Int b)
+  {
+    return _mm512_add_epi32(a, b);
+  }
+  static Int
+  sub(Int a, Int b)
+  {
+    return _mm512_sub_epi32(a, b);
+  }
+  static Int
+  clamp(Int a, Int low, Int high)
+  {
+    return _mm512_min_epi32(_mm512_max_epi32(a, low), high);
+  }
+  static int
+  lowest(Int a)
+  {
+    return _mm512_reduce_min_epi32(a);
+  }
+  static int
+  highest(Int a)
+  {
+    return _mm512_reduce_max_epi32(a);
+  }
+  static Float
+  lookup(const float * table, Int index)
+  {
+    return _mm512_permutex2var_ps(load(table), index, load(table + 16));
+  }
+};
+#  else
+struct Lanes
+{
+  using Float = __m256;
+  using Int = __m256i;
+  static constexpr int kWidth = 8;
+  static Float
+  laneNumbers()
+  {
+    return _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7);
+  }
+  static Float
+  zero()
+  {
+    return _mm256_setzero_ps();
+  }
+  static Float
+  load(const float * p)
+  {
+    return _mm256_loadu_ps(p);
+  }
+  static void
+  store(float * p, Float v)
+  {
+    _mm256_storeu_ps(p, v);
+  }
+  static Float
+  min(Float a, Float b)
+  {
+    return _mm256_min_ps(a, b);
+  }
+  static Float
+  max(Float a, Float b)
+  {
+    return _mm256_max_ps(a, b);
+  }
+  static Float
+  sqrt(Float a)
+  {
+    return _mm256_sqrt_ps(a);
+  }
+  static Int
+  floorToInt(Float a)
+  {
+    return _mm256_cvttps_epi32(_mm256_floor_ps(a));
+  }
+  static Float
+  toFloat(Int a)
+  {
+    return _mm256_cvtepi32_ps(a);
+  }
+  static Int
+  broadcast(int v)
+  {
+    return _mm256_set1_epi32(v);
+  }
+  static Int
+  add(Int a, Int b)
+  {
+    return _mm256_add_epi32(a, b);
+  }
+  static Int
+  sub(Int a, Int b)
+  {
+    return _mm256_sub_epi32(a, b);
+  }
+  static Int
+  clamp(Int a, Int low, Int high)
+  {
+    return _mm256_min_epi32(_mm256_max_epi32(a, low), high);
+  }
+  static int
+  lowest(Int a)
+  {
+    alignas(32) int v[kWidth];
+    _mm256_store_si256(reinterpret_cast<Int *>(v), a);
+    return *std::min_element(v, v + kWidth);
+  }
+  static int
+  highest(Int a)
+  {
+    alignas(32) int v[kWidth];
+    _mm256_store_si256(reinterpret_cast<Int *>(v), a);
+    return *std::max_element(v, v + kWidth);
+  }
+  // Two 8-entry permutes, the upper half's where the index is past 7.
+  static Float
+  lookup(const float * table, Int index)
+  {
+    const Float fromLow = _mm256_permutevar8x32_ps(load(table), index);
+    const Float fromHigh = _mm256_permutevar8x32_ps(load(table + 8), index);
+    return _mm256_blendv_ps(fromLow, fromHigh, _mm256_castsi256_ps(_mm256_cmpgt_epi32(index, broadcast(7))));
+  }
+};
+#  endif
+#endif
 
 constexpr int kTileSize = 32;       // pixels per tile side: a tile's shadow is a narrow band of channels
 constexpr int kMinRowsPerTask = 16; // shortest slice range worth its own task
@@ -741,7 +928,8 @@ private:
       return static_cast<int>(step) + 4;
     }
   };
-  // Entries of the lookup table of the AVX-512 blocks, which the buffers they read hold beyond their last index.
+  // Entries of the SIMD blocks' lookup tables (at least 2 Lanes::kWidth), which the buffers they read hold beyond
+  // their last index.
   static constexpr int kTableSize = 32;
   // floor(x) as an int, in a form the vectoriser takes (std::floor does not vectorise with its conversion).
   static int
@@ -756,126 +944,89 @@ private:
     return std::max(std::min(high, static_cast<float>(k + 1)) - std::max(low, static_cast<float>(k)), 0.0f);
   }
 
-#if MBIR_CPU_PATH == 2
-  // AVX-512 blocks of the box resampling: 16 rows (forward) or 16 slices (back) at once, with the same candidates and
-  // the same operations per coefficient as the loops below, but each lane's value looked up by a permute in a table
-  // of the 32 entries from the block's lowest index on, instead of a gather, which the compiler emulates one lane at a
-  // time. A block whose indices span more than the table (rows much shorter than slices, or the reverse) is left to
-  // the loops below, as is the tail; the functions return where they stopped.
-  static __m512
-  laneNumbers()
-  {
-    return _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  }
-  // The table entry of each lane's index, clamped to [lowest, highest] as the loops below clamp it.
-  static __m512
-  tableLookup(__m512i index, __m512i lowest, __m512i highest, int base, __m512 low, __m512 high)
-  {
-    const __m512i clamped = _mm512_min_epi32(_mm512_max_epi32(index, lowest), highest);
-    return _mm512_permutex2var_ps(low, _mm512_sub_epi32(clamped, _mm512_set1_epi32(base)), high);
-  }
-  // BoxResampling::edge of each lane's row.
-  static __m512
-  edges(const BoxResampling & box, __m512 rows)
-  {
-    return _mm512_mul_ps(_mm512_sub_ps(_mm512_sub_ps(rows, _mm512_set1_ps(0.5f)), _mm512_set1_ps(box.start)),
-                         _mm512_set1_ps(box.inverse));
-  }
-  // shadowFraction of each lane.
-  static __m512
-  shadowFractions(__m512 low, __m512 high, __m512 slice)
-  {
-    const __m512 top = _mm512_min_ps(high, _mm512_add_ps(slice, _mm512_set1_ps(1.0f)));
-    return _mm512_max_ps(_mm512_sub_ps(top, _mm512_max_ps(low, slice)), _mm512_setzero_ps());
-  }
-
+#if MBIR_CPU_PATH > 0
+  // SIMD blocks of the box resampling: a vector of rows (forward) or of slices (back) at once, with the same candidates
+  // and the same operations per coefficient as the loops below, but each lane's value looked up by a permute in a
+  // table of the 2 x Width entries from the block's lowest index on, instead of a gather, which the compiler emulates
+  // one lane at a time. A block whose indices span more than the table (rows much shorter than slices, or the
+  // reverse) is left to the loops below, as is the tail; the functions return where they stopped.
   template<int SlicesPerRow>
   static int
-  spreadBoxAvx512(const BoxResampling & box,
-                  const float *         g,
-                  int                   kFirst,
-                  int                   kLast,
-                  int                   first,
-                  int                   last,
-                  float *               column)
+  spreadBoxLanes(const BoxResampling & box, const float * g, int kFirst, int kLast, int first, int last, float * column)
   {
-    const __m512i lowest = _mm512_set1_epi32(kFirst - 1), highest = _mm512_set1_epi32(kLast);
-    int           m = first;
-    for (; m + 15 <= last; m += 16)
+    using L = Lanes;
+    static_assert(2 * L::kWidth <= kTableSize, "the buffers hold a table past their end");
+    const L::Int lowest = L::broadcast(kFirst - 1), highest = L::broadcast(kLast);
+    int          m = first;
+    for (; m + L::kWidth - 1 <= last; m += L::kWidth)
     {
       const int base = std::min(std::max(floorToInt(box.edge(m)), kFirst - 1), kLast);
-      const int top = std::min(std::max(floorToInt(box.edge(m + 15)) + SlicesPerRow - 1, kFirst - 1), kLast);
-      if (top - base >= kTableSize)
+      const int top = std::min(std::max(floorToInt(box.edge(m + L::kWidth - 1)) + SlicesPerRow - 1, kFirst - 1), kLast);
+      if (top - base >= 2 * L::kWidth)
       {
         break;
       }
-      const __m512  rows = _mm512_add_ps(_mm512_set1_ps(static_cast<float>(m)), laneNumbers());
-      const __m512  low = edges(box, rows), high = edges(box, _mm512_add_ps(rows, _mm512_set1_ps(1.0f)));
-      const __m512i k0 = _mm512_cvttps_epi32(_mm512_roundscale_ps(low, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
-      const __m512  tableLow = _mm512_loadu_ps(g + base), tableHigh = _mm512_loadu_ps(g + base + 16);
-      __m512        sum = _mm512_setzero_ps();
+      const L::Float rows = static_cast<float>(m) + L::laneNumbers();
+      const L::Float low = (rows - 0.5f - box.start) * box.inverse,
+                     high = (rows + 1.0f - 0.5f - box.start) * box.inverse;
+      const L::Int k0 = L::floorToInt(low);
+      L::Float     sum = L::zero();
       for (int d = 0; d < SlicesPerRow; ++d)
       {
-        const __m512i k = _mm512_add_epi32(k0, _mm512_set1_epi32(d));
-        const __m512  value = tableLookup(k, lowest, highest, base, tableLow, tableHigh);
-        sum = _mm512_fmadd_ps(value, shadowFractions(low, high, _mm512_cvtepi32_ps(k)), sum);
+        const L::Int   k = L::add(k0, L::broadcast(d));
+        const L::Float slice = L::toFloat(k);
+        const L::Float fraction = L::max(L::min(high, slice + 1.0f) - L::max(low, slice), L::zero());
+        sum += L::lookup(g + base, L::sub(L::clamp(k, lowest, highest), L::broadcast(base))) * fraction;
       }
-      _mm512_storeu_ps(column + m, _mm512_mul_ps(_mm512_set1_ps(box.step), sum));
+      L::store(column + m, box.step * sum);
     }
     return m;
   }
 
   template<int RowsPerSlice, int Power>
   static int
-  gatherBoxAvx512(const kernels::RowMap & map,
-                  const float *           column,
-                  int                     first,
-                  int                     last,
-                  int                     kBegin,
-                  int                     kEnd,
-                  float *                 outk)
+  gatherBoxLanes(const kernels::RowMap & map,
+                 const float *           column,
+                 int                     first,
+                 int                     last,
+                 int                     kBegin,
+                 int                     kEnd,
+                 float *                 outk)
   {
+    using L = Lanes;
     const BoxResampling box(map);
-    const __m512i       lowest = _mm512_set1_epi32(first - 1), highest = _mm512_set1_epi32(last + 1);
+    const L::Int        lowest = L::broadcast(first - 1), highest = L::broadcast(last + 1);
     int                 k = kBegin;
-    for (; k + 16 <= kEnd; k += 16)
+    for (; k + L::kWidth <= kEnd; k += L::kWidth)
     {
-      const __m512 slices = _mm512_add_ps(_mm512_set1_ps(static_cast<float>(k)), laneNumbers());
-      const __m512 centres = _mm512_fmadd_ps(_mm512_set1_ps(map.step), slices, _mm512_set1_ps(map.first));
-      const __m512 t =
-        _mm512_mul_ps(_mm512_set1_ps(map.obliquity), _mm512_sub_ps(centres, _mm512_set1_ps(map.axisRow)));
-      const __m512 weightScale =
-        _mm512_mul_ps(_mm512_set1_ps(map.scale), _mm512_sqrt_ps(_mm512_fmadd_ps(t, t, _mm512_set1_ps(1.0f))));
-      const __m512 weight = _mm512_mul_ps(_mm512_set1_ps(box.step), weightScale);
-      const __m512 lowestRow = _mm512_sub_ps(
-        _mm512_fmadd_ps(_mm512_set1_ps(box.step), slices, _mm512_set1_ps(box.start)), _mm512_set1_ps(0.5f));
-      const __m512i m0 =
-        _mm512_cvttps_epi32(_mm512_roundscale_ps(lowestRow, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
-      const int base = std::min(std::max(_mm512_reduce_min_epi32(m0), first - 1), last + 1);
-      const int top = std::min(std::max(_mm512_reduce_max_epi32(m0) + RowsPerSlice - 1, first - 1), last + 1);
-      if (top - base >= kTableSize)
+      const L::Float slices = static_cast<float>(k) + L::laneNumbers();
+      const L::Float t = map.obliquity * (map.first + map.step * slices - map.axisRow);
+      const L::Float weight = box.step * (map.scale * L::sqrt(1.0f + t * t));
+      const L::Int   m0 = L::floorToInt(box.start + box.step * slices - 0.5f);
+      const L::Int   candidates = L::clamp(m0, lowest, highest);
+      const int      base = L::lowest(candidates);
+      const int      top = std::min(std::max(L::highest(m0) + RowsPerSlice - 1, first - 1), last + 1);
+      if (top - base >= 2 * L::kWidth)
       {
         break;
       }
-      const __m512 tableLow = _mm512_loadu_ps(column + base), tableHigh = _mm512_loadu_ps(column + base + 16);
-      __m512       rows = _mm512_cvtepi32_ps(m0);
-      __m512       low = edges(box, rows);
-      __m512       sum = _mm512_setzero_ps();
+      L::Float rows = L::toFloat(m0);
+      L::Float low = (rows - 0.5f - box.start) * box.inverse;
+      L::Float sum = L::zero();
       for (int j = 0; j < RowsPerSlice; ++j)
       {
-        rows = _mm512_add_ps(rows, _mm512_set1_ps(1.0f));
-        const __m512 high = edges(box, rows);
-        __m512       b = _mm512_mul_ps(weight, shadowFractions(low, high, slices));
+        rows += 1.0f;
+        const L::Float high = (rows - 0.5f - box.start) * box.inverse;
+        L::Float       b = weight * L::max(L::min(high, slices + 1.0f) - L::max(low, slices), L::zero());
         if constexpr (Power == 2)
         {
-          b = _mm512_mul_ps(b, b);
+          b *= b;
         }
-        const __m512 value =
-          tableLookup(_mm512_add_epi32(m0, _mm512_set1_epi32(j)), lowest, highest, base, tableLow, tableHigh);
-        sum = _mm512_fmadd_ps(b, value, sum);
+        const L::Int row = L::clamp(L::add(m0, L::broadcast(j)), lowest, highest);
+        sum += b * L::lookup(column + base, L::sub(row, L::broadcast(base)));
         low = high;
       }
-      _mm512_storeu_ps(outk + k, _mm512_add_ps(_mm512_loadu_ps(outk + k), sum));
+      L::store(outk + k, L::load(outk + k) + sum);
     }
     return k;
   }
@@ -908,8 +1059,8 @@ private:
       g[k] = map.weightScale(k) * xk[k];
     }
     int rest = first;
-#if MBIR_CPU_PATH == 2
-    rest = spreadBoxAvx512<SlicesPerRow>(box, g, kFirst, kLast, first, last, column);
+#if MBIR_CPU_PATH > 0
+    rest = spreadBoxLanes<SlicesPerRow>(box, g, kFirst, kLast, first, last, column);
 #endif
 #pragma omp simd
     for (int m = rest; m <= last; ++m)
@@ -941,8 +1092,8 @@ private:
     const BoxResampling   box(map);
     float * const         outk = out - window.offset;
     int                   rest = window.first;
-#if MBIR_CPU_PATH == 2
-    rest = gatherBoxAvx512<RowsPerSlice, Power>(map, column, first, last, window.first, window.last, outk);
+#if MBIR_CPU_PATH > 0
+    rest = gatherBoxLanes<RowsPerSlice, Power>(map, column, first, last, window.first, window.last, outk);
 #endif
 #pragma omp simd
     for (int k = rest; k < window.last; ++k)
