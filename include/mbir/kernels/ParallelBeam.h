@@ -34,19 +34,34 @@ makeParallelBeamView(float angle)
   return ParallelBeamView{ cosf(angle), sinf(angle) };
 }
 
-// The channels hit by the cylinder at flat pixel index `pixel` (= row * reconCols + col) in one view.
-MBIR_HOST_DEVICE inline Footprint
-parallelBeamChannelFootprint(const ParallelBeamParams & p, const ParallelBeamView & view, int pixel)
+// Where the cylinder centred at (xObject, yObject) casts its shadow on the channels in one view: the
+// centre (fractional channel), the width in channels and the weight per unit overlap.
+struct ChannelShadow
 {
-  const PixelCentre centre = pixelCentre(pixel, p.reconRows, p.reconCols, p.deltaX, p.deltaY);
-  const float       xObject = centre.x, yObject = centre.y;
-  const float       u = view.cosAngle * xObject - view.sinAngle * yObject; // along the detector
-  const float       center = (u + p.channelOffset) / p.deltaChannel + 0.5f * static_cast<float>(p.numDetChannels - 1);
+  float centre;
+  float width;
+  float scale;
+};
+
+MBIR_HOST_DEVICE inline ChannelShadow
+parallelBeamShadow(const ParallelBeamParams & p, const ParallelBeamView & view, float xObject, float yObject)
+{
+  const float u = view.cosAngle * xObject - view.sinAngle * yObject; // along the detector
+  const float centre = (u + p.channelOffset) / p.deltaChannel + 0.5f * static_cast<float>(p.numDetChannels - 1);
   // Box approximation of the voxel width across the ray; the chord length times coverage is the weight.
   const float wx = fabsf(view.cosAngle) * p.deltaX;
   const float wy = fabsf(view.sinAngle) * p.deltaY;
   const float across = wx > wy ? wx : wy;
-  return makeFootprint(center, across / p.deltaChannel, p.deltaX * p.deltaY / across, p.numDetChannels);
+  return ChannelShadow{ centre, across / p.deltaChannel, p.deltaX * p.deltaY / across };
+}
+
+// The channels hit by the cylinder at flat pixel index `pixel` (= row * reconCols + col) in one view.
+MBIR_HOST_DEVICE inline Footprint
+parallelBeamChannelFootprint(const ParallelBeamParams & p, const ParallelBeamView & view, int pixel)
+{
+  const PixelCentre   centre = pixelCentre(pixel, p.reconRows, p.reconCols, p.deltaX, p.deltaY);
+  const ChannelShadow shadow = parallelBeamShadow(p, view, centre.x, centre.y);
+  return makeFootprint(shadow.centre, shadow.width, shadow.scale, p.numDetChannels);
 }
 
 } // namespace mbir::kernels

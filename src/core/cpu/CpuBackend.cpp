@@ -15,6 +15,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include <unistd.h>
@@ -304,6 +305,224 @@ rowChunks(int rows, int otherTasks, int threads)
   }
   const int wanted = (2 * threads + otherTasks - 1) / std::max(otherTasks, 1);
   return std::max(1, std::min(wanted, rows / kMinRowsPerTask));
+}
+
+// --- Parallel beam: footprints worked out a block at a time ----------------------------------------------
+// Worked out one at a time, a (view, pixel) footprint (two divisions, a rounding, branches per cell) costs
+// more than applying it to a cylinder of a few dozen slices. Here a block of them, the pixels of one view or
+// the views of one pixel, is worked out at once in SIMD lanes, each as Taps (cell, weight) pairs: its
+// nonzero cells in order, then padding of weight 0 at cell -1, so that every tap is applied without a
+// branch. The weights are the footprint's own (same formula, same operands), so the projections and their
+// adjointness are unchanged; a footprint with more nonzero cells than Taps (possible only where rounding
+// puts both ends of a shadow on cell edges) is flagged and applied the scalar way.
+constexpr int kFootprintBlock = 32;
+
+template<int Taps>
+struct FootprintTaps
+{
+  int   cell[Taps > 0 ? Taps : 1][kFootprintBlock];
+  float weight[Taps > 0 ? Taps : 1][kFootprintBlock];
+  int   scalar[kFootprintBlock]; // nonzero: apply this footprint the scalar way
+};
+
+// The taps of `lanes` shadows; the candidate cells are nearest - Radius .. nearest + Radius, Radius at least
+// every shadow's supportRadius. Taps == 0 flags every lane for the scalar way.
+template<int Radius, int Taps>
+void
+footprintTaps(const kernels::ChannelShadow * shadows, int lanes, int numCells, FootprintTaps<Taps> & out)
+{
+  if constexpr (Taps == 0)
+  {
+    std::fill(out.scalar, out.scalar + lanes, 1);
+  }
+  else
+  {
+    constexpr int kCandidates = 2 * Radius + 1;
+#pragma omp simd
+    for (int i = 0; i < lanes; ++i)
+    {
+      const float c = shadows[i].centre, w = shadows[i].width;
+      // Far outside the detector (or not finite) nothing is hit, as in makeFootprint.
+      const bool inside = c > -w - 1.0f && c < static_cast<float>(numCells) + w + 1.0f;
+      const int  nearest = static_cast<int>(rintf(inside ? c : 0.0f));
+      float      candidate[kCandidates];
+      int        first = kCandidates;
+      for (int j = kCandidates - 1; j >= 0; --j)
+      {
+        const int   n = nearest - Radius + j;
+        const float a = shadows[i].scale * kernels::trapezoid(c - static_cast<float>(n), w);
+        candidate[j] = inside && n >= 0 && n < numCells ? a : 0.0f;
+        first = candidate[j] != 0.0f ? j : first;
+      }
+      int beyond = 0;
+      for (int j = 0; j < kCandidates; ++j)
+      {
+        beyond |= j >= first + Taps && candidate[j] != 0.0f;
+      }
+      for (int t = 0; t < Taps; ++t)
+      {
+        float a = 0.0f;
+        for (int j = 0; j < kCandidates; ++j)
+        {
+          a = j == first + t ? candidate[j] : a;
+        }
+        out.weight[t][i] = a;
+        out.cell[t][i] = a != 0.0f ? nearest - Radius + first + t : -1;
+      }
+      out.scalar[i] = beyond;
+    }
+  }
+}
+
+// Calls f(Radius, Taps) as integral constants for shadows at most `widest` cells wide (a shadow w cells wide
+// meets at most ceil(w) + 1 cells), or with Taps = 0 where more taps would not pay.
+template<typename F>
+void
+withFootprintTaps(float widest, F && f)
+{
+  using std::integral_constant;
+  if (widest <= 1.0f)
+    f(integral_constant<int, 1>{}, integral_constant<int, 2>{});
+  else if (widest <= 2.0f)
+    f(integral_constant<int, 1>{}, integral_constant<int, 3>{});
+  else if (widest <= 3.0f)
+    f(integral_constant<int, 2>{}, integral_constant<int, 4>{});
+  else
+    f(integral_constant<int, 0>{}, integral_constant<int, 0>{});
+}
+
+// The widest channel shadow over the views of a projection (the width depends on the view alone).
+float
+widestShadow(const kernels::ParallelBeamParams & p, const kernels::ParallelBeamView * views, int count)
+{
+  float widest = 0.0f;
+  for (int v = 0; v < count; ++v)
+  {
+    widest = std::max(widest, kernels::parallelBeamShadow(p, views[v], 0.0f, 0.0f).width);
+  }
+  return widest;
+}
+
+// Object-frame centres of the batch's cylinders, in the order given.
+std::vector<kernels::PixelCentre>
+pixelCentres(const kernels::ParallelBeamParams & p, const CylinderBatch & batch, const std::vector<int> & order)
+{
+  std::vector<kernels::PixelCentre> centres(order.size());
+  for (std::size_t e = 0; e < order.size(); ++e)
+  {
+    centres[e] = kernels::pixelCentre(batch.pixels[order[e]], p.reconRows, p.reconCols, p.deltaX, p.deltaY);
+  }
+  return centres;
+}
+
+// column_t[k] += a_t x[k] for every tap of lane i, k in [k0, k1); padding taps write to `spare`.
+template<int Taps>
+void
+spreadTaps(const FootprintTaps<Taps> & taps,
+           int                         i,
+           float *                     view,
+           int                         rows,
+           float *                     spare,
+           const float *               x,
+           int                         k0,
+           int                         k1)
+{
+  float * column[Taps];
+  float   a[Taps];
+  for (int t = 0; t < Taps; ++t)
+  {
+    const int cell = taps.cell[t][i];
+    column[t] = cell >= 0 ? view + static_cast<std::size_t>(cell) * rows : spare;
+    a[t] = taps.weight[t][i];
+  }
+#pragma omp simd
+  for (int k = k0; k < k1; ++k)
+  {
+    const float value = x[k];
+    for (int t = 0; t < Taps; ++t)
+    {
+      column[t][k] += a[t] * value;
+    }
+  }
+}
+
+// Slices as one GCC vector of this path's widest registers; loads and stores unaligned.
+#if MBIR_CPU_PATH == 2
+constexpr int kSliceLanes = 16;
+#elif MBIR_CPU_PATH == 1
+constexpr int kSliceLanes = 8;
+#else
+constexpr int kSliceLanes = 4;
+#endif
+typedef float SliceVector __attribute__((vector_size(4 * kSliceLanes), aligned(4), may_alias));
+
+// out[k] += sum over the lanes' taps of a_t (w_t[k]) column_t[k] for k in [k0, k1), where the lanes are
+// consecutive views from `sinogram` (and `weights`, unless null); padding taps read `zeros`. The sums stay
+// in registers for 64 slices at a time, then one vector at a time, then the remaining slices one by one.
+template<int Taps>
+void
+gatherTaps(const FootprintTaps<Taps> & taps,
+           int                         lanes,
+           const float *               sinogram,
+           const float *               weights,
+           std::size_t                 viewSize,
+           int                         rows,
+           const float *               zeros,
+           float *                     out,
+           int                         k0,
+           int                         k1)
+{
+  auto source = [&](const float * base, int t, int i) {
+    const int cell = taps.cell[t][i];
+    return cell >= 0 ? base + i * viewSize + static_cast<std::size_t>(cell) * rows : zeros;
+  };
+  auto vector = [](const float * p) { return *reinterpret_cast<const SliceVector *>(p); };
+  auto blocks = [&](auto vectors, int & k) {
+    constexpr int V = decltype(vectors)::value;
+    for (; k + kSliceLanes * V <= k1; k += kSliceLanes * V)
+    {
+      SliceVector sum[V];
+      for (int u = 0; u < V; ++u)
+        sum[u] = vector(out + k + kSliceLanes * u);
+      for (int i = 0; i < lanes; ++i)
+      {
+        for (int t = 0; t < Taps; ++t)
+        {
+          const float   a = taps.weight[t][i];
+          const float * column = source(sinogram, t, i) + k;
+          if (weights)
+          {
+            const float * weight = source(weights, t, i) + k;
+            for (int u = 0; u < V; ++u)
+              sum[u] += a * vector(weight + kSliceLanes * u) * vector(column + kSliceLanes * u);
+          }
+          else
+          {
+            for (int u = 0; u < V; ++u)
+              sum[u] += a * vector(column + kSliceLanes * u);
+          }
+        }
+      }
+      for (int u = 0; u < V; ++u)
+        *reinterpret_cast<SliceVector *>(out + k + kSliceLanes * u) = sum[u];
+    }
+  };
+  int k = k0;
+  blocks(std::integral_constant<int, 64 / kSliceLanes>{}, k);
+  blocks(std::integral_constant<int, 1>{}, k);
+  for (; k < k1; ++k)
+  {
+    float sum = out[k];
+    for (int i = 0; i < lanes; ++i)
+    {
+      for (int t = 0; t < Taps; ++t)
+      {
+        const float a = taps.weight[t][i];
+        sum += weights ? a * source(weights, t, i)[k] * source(sinogram, t, i)[k] : a * source(sinogram, t, i)[k];
+      }
+    }
+    out[k] = sum;
+  }
 }
 
 class CpuBackend final : public Backend
@@ -714,48 +933,85 @@ private:
   // so no two tasks write the same sinogram entry and the block's cylinders stay in cache.
   void
   forward(const ParallelBeamModel & m,
-                   const CylinderBatch &     batch,
-                   const float *             values,
-                   const ViewRange &         views,
-                   float *                   sinogram) const
+          const CylinderBatch &     batch,
+          const float *             values,
+          const ViewRange &         views,
+          float *                   sinogram) const
   {
-             const kernels::ParallelBeamParams & p = m.params;
-             const int                           rows = p.numDetRows;
-             const SliceWindow                   window = validSlices(batch, rows);
-             const int                           span = std::max(0, window.last - window.first);
-             const TileBlocks                    blocks = tileBlocks(batch, p.reconCols);
-             const int                           numBlocks = static_cast<int>(blocks.starts.size()) - 1;
-             const int                           chunks = rowChunks(span, views.count, m_Threads);
-             const std::size_t                   viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
+    withFootprintTaps(widestShadow(m.params, m.views + views.first, views.count), [&](auto radius, auto taps) {
+      forwardByTaps<decltype(radius)::value, decltype(taps)::value>(m, batch, values, views, sinogram);
+    });
+  }
+  template<int Radius, int Taps>
+  void
+  forwardByTaps(const ParallelBeamModel & m,
+                const CylinderBatch &     batch,
+                const float *             values,
+                const ViewRange &         views,
+                float *                   sinogram) const
+  {
+    const kernels::ParallelBeamParams &     p = m.params;
+    const int                               rows = p.numDetRows;
+    const SliceWindow                       window = validSlices(batch, rows);
+    const int                               span = std::max(0, window.last - window.first);
+    const TileBlocks                        blocks = tileBlocks(batch, p.reconCols);
+    const std::vector<kernels::PixelCentre> centres = pixelCentres(p, batch, blocks.order);
+    const int                               numBlocks = static_cast<int>(blocks.starts.size()) - 1;
+    const int                               chunks = rowChunks(span, views.count, m_Threads);
+    const std::size_t                       viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
 #pragma omp parallel num_threads(m_Threads)
-    for (int block = 0; block < numBlocks; ++block)
     {
-         #pragma omp for collapse(2) schedule(static)
-      for (int lv = 0; lv < views.count; ++lv)
+      std::vector<float>     spare(rows); // where padding taps write
+      kernels::ChannelShadow shadows[kFootprintBlock];
+      FootprintTaps<Taps>    taps;
+      for (int block = 0; block < numBlocks; ++block)
       {
-                 for (int chunk = 0; chunk < chunks; ++chunk)
-                 {
-                   const int                       k0 = window.first + span * chunk / chunks;
-                   const int                       k1 = window.first + span * (chunk + 1) / chunks;
-                   const kernels::ParallelBeamView view = m.views[views.first + lv];
-                   float *                         sinoView = sinogram + lv * viewSize;
-                   for (int e = blocks.starts[block]; e < blocks.starts[block + 1]; ++e)
-                   {
-                     const int                b = blocks.order[e];
-                     const kernels::Footprint fp = kernels::parallelBeamChannelFootprint(p, view, batch.pixels[b]);
-                     const float *            x = values + static_cast<std::size_t>(b) * batch.numSlices - window.offset;
-                     for (int n = fp.first; n <= fp.last; ++n)
-                     {
-                       const float a = fp.weight(n);
-                       if (a == 0.0f)
-                       {
-                         continue;
-              }
-                       float * column = sinoView + static_cast<std::size_t>(n) * rows;
+#pragma omp for collapse(2) schedule(static)
+        for (int lv = 0; lv < views.count; ++lv)
+        {
+          for (int chunk = 0; chunk < chunks; ++chunk)
+          {
+            const int                       k0 = window.first + span * chunk / chunks;
+            const int                       k1 = window.first + span * (chunk + 1) / chunks;
+            const kernels::ParallelBeamView view = m.views[views.first + lv];
+            float *                         sinoView = sinogram + lv * viewSize;
+            for (int e0 = blocks.starts[block]; e0 < blocks.starts[block + 1]; e0 += kFootprintBlock)
+            {
+              const int lanes = std::min(kFootprintBlock, blocks.starts[block + 1] - e0);
 #pragma omp simd
-              for (int k = k0; k < k1; ++k)
+              for (int i = 0; i < lanes; ++i)
               {
-                column[k] += a * x[k];
+                shadows[i] = kernels::parallelBeamShadow(p, view, centres[e0 + i].x, centres[e0 + i].y);
+              }
+              footprintTaps<Radius, Taps>(shadows, lanes, p.numDetChannels, taps);
+              for (int i = 0; i < lanes; ++i)
+              {
+                const float * x =
+                  values + static_cast<std::size_t>(blocks.order[e0 + i]) * batch.numSlices - window.offset;
+                if constexpr (Taps > 0)
+                {
+                  if (!taps.scalar[i])
+                  {
+                    spreadTaps(taps, i, sinoView, rows, spare.data(), x, k0, k1);
+                    continue;
+                  }
+                }
+                const kernels::Footprint fp =
+                  kernels::makeFootprint(shadows[i].centre, shadows[i].width, shadows[i].scale, p.numDetChannels);
+                for (int n = fp.first; n <= fp.last; ++n)
+                {
+                  const float a = fp.weight(n);
+                  if (a == 0.0f)
+                  {
+                    continue;
+                  }
+                  float * column = sinoView + static_cast<std::size_t>(n) * rows;
+#pragma omp simd
+                  for (int k = k0; k < k1; ++k)
+                  {
+                    column[k] += a * x[k];
+                  }
+                }
               }
             }
           }
@@ -775,50 +1031,109 @@ private:
        int                       power,
        float *                   values) const
   {
-    const kernels::ParallelBeamParams & p = m.params;
-    const int                           rows = p.numDetRows;
-    const SliceWindow                   window = validSlices(batch, rows);
-    const int                           span = std::max(0, window.last - window.first);
-    const std::vector<int>              order = tileBlocks(batch, p.reconCols).order;
-    const int                           chunks = rowChunks(span, batch.numPixels, m_Threads);
-    const std::size_t                   viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
-#pragma omp parallel for collapse(2) schedule(dynamic, 8) num_threads(m_Threads)
-    for (int e = 0; e < batch.numPixels; ++e)
+    withFootprintTaps(widestShadow(m.params, m.views + views.first, views.count), [&](auto radius, auto taps) {
+      backByTaps<Weighted, decltype(radius)::value, decltype(taps)::value>(
+        m, batch, sinogram, weights, views, power, values);
+    });
+  }
+  template<bool Weighted, int Radius, int Taps>
+  void
+  backByTaps(const ParallelBeamModel & m,
+             const CylinderBatch &     batch,
+             const float *             sinogram,
+             const float *             weights,
+             const ViewRange &         views,
+             int                       power,
+             float *                   values) const
+  {
+    const kernels::ParallelBeamParams &     p = m.params;
+    const int                               rows = p.numDetRows;
+    const SliceWindow                       window = validSlices(batch, rows);
+    const int                               span = std::max(0, window.last - window.first);
+    const std::vector<int>                  order = tileBlocks(batch, p.reconCols).order;
+    const std::vector<kernels::PixelCentre> centres = pixelCentres(p, batch, order);
+    const int                               chunks = rowChunks(span, batch.numPixels, m_Threads);
+    const std::size_t                       viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
+    const std::vector<float>                zeros(rows, 0.0f); // what padding taps read
+#pragma omp parallel num_threads(m_Threads)
     {
-      for (int chunk = 0; chunk < chunks; ++chunk)
+      kernels::ChannelShadow shadows[kFootprintBlock];
+      FootprintTaps<Taps>    taps;
+#pragma omp for collapse(2) schedule(dynamic, 8)
+      for (int e = 0; e < batch.numPixels; ++e)
       {
-        const int k0 = window.first + span * chunk / chunks;
-        const int k1 = window.first + span * (chunk + 1) / chunks;
-        const int b = order[e];
-        float *   out = values + static_cast<std::size_t>(b) * batch.numSlices - window.offset;
-        for (int lv = 0; lv < views.count; ++lv)
+        for (int chunk = 0; chunk < chunks; ++chunk)
         {
-          const kernels::Footprint fp =
-            kernels::parallelBeamChannelFootprint(p, m.views[views.first + lv], batch.pixels[b]);
-          const float * sinoView = sinogram + lv * viewSize;
-          for (int n = fp.first; n <= fp.last; ++n)
+          const int k0 = window.first + span * chunk / chunks;
+          const int k1 = window.first + span * (chunk + 1) / chunks;
+          float *   out = values + static_cast<std::size_t>(order[e]) * batch.numSlices - window.offset;
+          for (int v0 = 0; v0 < views.count; v0 += kFootprintBlock)
           {
-            const float a = kernels::coefficientPower(fp.weight(n), power);
-            if (a == 0.0f)
-            {
-              continue;
-            }
-            const float * column = sinoView + static_cast<std::size_t>(n) * rows;
-            if constexpr (Weighted)
-            {
-              const float * weight = weights + lv * viewSize + static_cast<std::size_t>(n) * rows;
+            const int lanes = std::min(kFootprintBlock, views.count - v0);
 #pragma omp simd
-              for (int k = k0; k < k1; ++k)
+            for (int i = 0; i < lanes; ++i)
+            {
+              shadows[i] = kernels::parallelBeamShadow(p, m.views[views.first + v0 + i], centres[e].x, centres[e].y);
+            }
+            footprintTaps<Radius, Taps>(shadows, lanes, p.numDetChannels, taps);
+            const float * sinoViews = sinogram + v0 * viewSize;
+            if constexpr (Taps > 0)
+            {
+              for (int t = 0; t < Taps; ++t)
               {
-                out[k] += a * weight[k] * column[k];
+                for (int i = 0; i < lanes; ++i)
+                {
+                  // Flagged lanes take no part here: weight 0 at cell -1.
+                  const float a = taps.scalar[i] ? 0.0f : kernels::coefficientPower(taps.weight[t][i], power);
+                  taps.weight[t][i] = a;
+                  taps.cell[t][i] = taps.scalar[i] ? -1 : taps.cell[t][i];
+                }
               }
+              gatherTaps(taps,
+                         lanes,
+                         sinoViews,
+                         Weighted ? weights + v0 * viewSize : nullptr,
+                         viewSize,
+                         rows,
+                         zeros.data(),
+                         out,
+                         k0,
+                         k1);
             }
-            else
+            for (int i = 0; i < lanes; ++i)
             {
-#pragma omp simd
-              for (int k = k0; k < k1; ++k)
+              if (!taps.scalar[i])
               {
-                out[k] += a * column[k];
+                continue;
+              }
+              const kernels::Footprint fp =
+                kernels::makeFootprint(shadows[i].centre, shadows[i].width, shadows[i].scale, p.numDetChannels);
+              const float * sinoView = sinoViews + i * viewSize;
+              for (int n = fp.first; n <= fp.last; ++n)
+              {
+                const float a = kernels::coefficientPower(fp.weight(n), power);
+                if (a == 0.0f)
+                {
+                  continue;
+                }
+                const float * column = sinoView + static_cast<std::size_t>(n) * rows;
+                if constexpr (Weighted)
+                {
+                  const float * weight = weights + (v0 + i) * viewSize + static_cast<std::size_t>(n) * rows;
+#pragma omp simd
+                  for (int k = k0; k < k1; ++k)
+                  {
+                    out[k] += a * weight[k] * column[k];
+                  }
+                }
+                else
+                {
+#pragma omp simd
+                  for (int k = k0; k < k1; ++k)
+                  {
+                    out[k] += a * column[k];
+                  }
+                }
               }
             }
           }
