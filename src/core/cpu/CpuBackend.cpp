@@ -1484,6 +1484,20 @@ private:
     gatherSlices(map, column, first, last, power, window, out);
   }
 
+  // projections[i] = pixelProjection(view, pixel) for (view, pixel) = lane(i), i < lanes: worked out together,
+  // independent of the work on each, they pipeline (and vectorise where the geometry has no branch).
+  template<typename Params, typename Lane>
+  static void
+  projectionsOf(const Params & p, int lanes, kernels::PixelProjection * projections, Lane && lane)
+  {
+#pragma omp simd
+    for (int i = 0; i < lanes; ++i)
+    {
+      const auto [view, pixel] = lane(i);
+      projections[i] = kernels::pixelProjection(p, view, pixel);
+    }
+  }
+
   // Geometries with a row map (cone, translation, multi-axis): each task owns one view, so no two tasks
   // write the same sinogram entry. Per cylinder the slices are first spread onto a detector column
   // (vertical stage), which is then added to the channels it hits (horizontal stage).
@@ -1506,15 +1520,24 @@ private:
     }
 #pragma omp parallel num_threads(m_Threads)
     {
-      std::vector<float> column(rows), scratch;
+      std::vector<float>       column(rows), scratch;
+      kernels::PixelProjection projections[kFootprintBlock];
 #pragma omp for schedule(dynamic)
       for (int lv = 0; lv < views.count; ++lv)
       {
         const typename Params::View view = m.views[views.first + lv];
         float *                     sinoView = sinogram + lv * viewSize;
-        for (const int b : order)
+        for (int e = 0; e < batch.numPixels; ++e)
         {
-          const kernels::PixelProjection proj = kernels::pixelProjection(p, view, batch.pixels[b]);
+          // The projections of a block of cylinders at once, in SIMD lanes.
+          if (e % kFootprintBlock == 0)
+          {
+            projectionsOf(p, std::min(kFootprintBlock, batch.numPixels - e), projections, [&](int i) {
+              return std::pair{ view, batch.pixels[order[e + i]] };
+            });
+          }
+          const int                        b = order[e];
+          const kernels::PixelProjection & proj = projections[e % kFootprintBlock];
           int                            first, last;
           proj.rows.rowsReached(window.first, window.last - 1, rows, first, last);
           if (proj.channels.last < proj.channels.first || last < first)
@@ -1572,6 +1595,7 @@ private:
     {
       std::vector<float> buffer(rows + 2 + kTableSize);
       float * const column = buffer.data() + 1; // column[-1] and column[rows] for the box resampling, and its table
+      kernels::PixelProjection projections[kFootprintBlock];
 #pragma omp for schedule(dynamic, 4)
       for (int e = 0; e < batch.numPixels; ++e)
       {
@@ -1579,7 +1603,14 @@ private:
         float *   out = values + static_cast<std::size_t>(b) * batch.numSlices;
         for (int lv = 0; lv < views.count; ++lv)
         {
-          const kernels::PixelProjection proj = kernels::pixelProjection(p, m.views[views.first + lv], batch.pixels[b]);
+          // The projections of a block of views at once, in SIMD lanes.
+          if (lv % kFootprintBlock == 0)
+          {
+            projectionsOf(p, std::min(kFootprintBlock, views.count - lv), projections, [&](int i) {
+              return std::pair{ m.views[views.first + lv + i], batch.pixels[b] };
+            });
+          }
+          const kernels::PixelProjection & proj = projections[lv % kFootprintBlock];
           int                            first, last;
           proj.rows.rowsReached(window.first, window.last - 1, rows, first, last);
           if (proj.channels.last < proj.channels.first || last < first)
