@@ -111,15 +111,16 @@ struct Lanes
   {
     return _mm512_min_epi32(_mm512_max_epi32(a, low), high);
   }
+  // The first and the last lane: the extremes of indices that grow from lane to lane, without a reduction.
   static int
-  lowest(Int a)
+  first(Int a)
   {
-    return _mm512_reduce_min_epi32(a);
+    return _mm_cvtsi128_si32(_mm512_castsi512_si128(a));
   }
   static int
-  highest(Int a)
+  last(Int a)
   {
-    return _mm512_reduce_max_epi32(a);
+    return _mm_extract_epi32(_mm512_extracti32x4_epi32(a, 3), 3);
   }
   static Float
   lookup(const float * table, Int index)
@@ -199,18 +200,14 @@ struct Lanes
     return _mm256_min_epi32(_mm256_max_epi32(a, low), high);
   }
   static int
-  lowest(Int a)
+  first(Int a)
   {
-    alignas(32) int v[kWidth];
-    _mm256_store_si256(reinterpret_cast<Int *>(v), a);
-    return *std::min_element(v, v + kWidth);
+    return _mm_cvtsi128_si32(_mm256_castsi256_si128(a));
   }
   static int
-  highest(Int a)
+  last(Int a)
   {
-    alignas(32) int v[kWidth];
-    _mm256_store_si256(reinterpret_cast<Int *>(v), a);
-    return *std::max_element(v, v + kWidth);
+    return _mm256_extract_epi32(a, 7);
   }
   // Two 8-entry permutes, the upper half's where the index is past 7.
   static Float
@@ -1280,16 +1277,16 @@ private:
     int          m = first;
     for (; m + L::kWidth - 1 <= last; m += L::kWidth)
     {
-      const int base = std::min(std::max(floorToInt(box.edge(m)), kFirst - 1), kLast);
-      const int top = std::min(std::max(floorToInt(box.edge(m + L::kWidth - 1)) + SlicesPerRow - 1, kFirst - 1), kLast);
+      const L::Float rows = static_cast<float>(m) + L::laneNumbers();
+      const L::Float low = (rows - 0.5f - box.start) * box.inverse,
+                     high = (rows + 1.0f - 0.5f - box.start) * box.inverse;
+      const L::Int k0 = L::floorToInt(low); // grows from lane to lane
+      const int    base = std::min(std::max(L::first(k0), kFirst - 1), kLast);
+      const int    top = std::min(std::max(L::last(k0) + SlicesPerRow - 1, kFirst - 1), kLast);
       if (top - base >= 2 * L::kWidth)
       {
         break;
       }
-      const L::Float rows = static_cast<float>(m) + L::laneNumbers();
-      const L::Float low = (rows - 0.5f - box.start) * box.inverse,
-                     high = (rows + 1.0f - 0.5f - box.start) * box.inverse;
-      const L::Int k0 = L::floorToInt(low);
       L::Float     sum = L::zero();
       for (int d = 0; d < SlicesPerRow; ++d)
       {
@@ -1323,9 +1320,8 @@ private:
       const L::Float t = map.obliquity * (map.first + map.step * slices - map.axisRow);
       const L::Float weight = box.step * (map.scale * L::sqrt(1.0f + t * t));
       const L::Int   m0 = L::floorToInt(box.start + box.step * slices - 0.5f);
-      const L::Int   candidates = L::clamp(m0, lowest, highest);
-      const int      base = L::lowest(candidates);
-      const int      top = std::min(std::max(L::highest(m0) + RowsPerSlice - 1, first - 1), last + 1);
+      const int      base = std::min(std::max(L::first(m0), first - 1), last + 1); // m0 grows from lane to lane
+      const int      top = std::min(std::max(L::last(m0) + RowsPerSlice - 1, first - 1), last + 1);
       if (top - base >= 2 * L::kWidth)
       {
         break;
