@@ -68,10 +68,26 @@ public:
 
   /** The same, checked against the geometry: an itk::Image is uploaded (its size must be
    * [channels, rows, views] of the geometry and its spacing the detector pitch), an MBIRDeviceImage is
-   * shared. `name` names the input in errors. */
+   * shared. `name` names the input in errors. An itk::Image may instead hold whole views from its region's index
+   * along the views on, as long as they include the views this process's devices need (ProcessViews): how one rank
+   * of an MPI job holds only its share. */
   static std::shared_ptr<const mbir::DeviceSinogram>
   Projections(const DataObject *                               input,
               const MBIRGeometry &                             geometry,
+              const std::shared_ptr<const mbir::DeviceGroup> & devices,
+              const std::string &                              name);
+
+  /** The part of projections `whole` ([channels, rows, views]) that this process's devices need: all of it in one
+   * process; under MPI (mbir::ProcessGroup, one device per process) this rank's share of the views, so that a rank
+   * reads and holds only those (the filters request it for their "Projections" and "Weights" inputs). */
+  static ImageBaseType::RegionType
+  ProcessViews(const ImageBaseType::RegionType & whole);
+
+  /** Views [firstView, firstView + buffered views) of a sinogram of `views` views, uploaded from `image`'s buffer. */
+  static std::shared_ptr<const mbir::DeviceSinogram>
+  UploadViews(const ImageType *                                image,
+              int                                              firstView,
+              int                                              views,
               const std::shared_ptr<const mbir::DeviceGroup> & devices,
               const std::string &                              name);
 

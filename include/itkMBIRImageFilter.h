@@ -127,7 +127,9 @@ protected:
   MBIRImageFilter() = default;
   ~MBIRImageFilter() override = default;
 
-  /** Every image input whole. */
+  /** Every image input whole; of projections ("Projections", "Weights") made by a pipeline source (a reader), the
+   * views this process's devices need: all in one process, this rank's share under MPI
+   * (MBIRFilterSupport::ProcessViews). */
   void
   GenerateInputRequestedRegion() override
   {
@@ -135,7 +137,10 @@ protected:
     {
       if (auto * image = dynamic_cast<ImageBase<3> *>(this->ProcessObject::GetInput(name)))
       {
-        image->SetRequestedRegionToLargestPossibleRegion();
+        if ((name == "Projections" || name == "Weights") && image->GetSource())
+          image->SetRequestedRegion(MBIRFilterSupport::ProcessViews(image->GetLargestPossibleRegion()));
+        else
+          image->SetRequestedRegionToLargestPossibleRegion();
       }
     }
   }

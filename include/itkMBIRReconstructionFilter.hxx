@@ -137,10 +137,8 @@ MBIRReconstructionFilter<TInputImage, TOutputImage>::GenerateData()
     }
     else if (mbir::parseWeightType(m_WeightType) != mbir::WeightType::Unweighted)
     {
-      const std::vector<float> y = projections->download();
-      const std::vector<float> w = mbir::generateWeights(y.data(), y.size(), mbir::parseWeightType(m_WeightType));
       weights = std::make_shared<const mbir::DeviceSinogram>(
-        mbir::DeviceSinogram::upload(devices, mbir::ArrayView3(w, projections->shape())));
+        mbir::generateWeights(*projections, mbir::parseWeightType(m_WeightType)));
     }
     std::shared_ptr<const mbir::DeviceVolume> initial, prox;
     mbir::InitialImage                        init;

@@ -10,6 +10,7 @@
 #include "itkImageFileReader.h"
 #include "itkImageFileWriter.h"
 #include "itkImageIOFactory.h"
+#include "itkMBIRFilterSupport.h"
 #include "itkMBIRGeometry.h"
 #include "mbir/Devices.h"
 #include "mbir/Metrics.h"
@@ -565,7 +566,7 @@ checkedImageIO(const std::string & option, const std::string & path, bool fields
 }
 
 // ITK reads NRRD files whole; a float NRRD with its raw data attached (what the tools write) is read here in part:
-// views [first, first + count) into `image`, which has the file's size. False (nothing read) for any other NRRD.
+// views [first, first + count) into `image`, which holds those views. False (nothing read) for any other NRRD.
 inline bool
 readRawNrrdViews(const std::string & path, std::pair<int, int> views, ImageType * image)
 {
@@ -590,16 +591,16 @@ readRawNrrdViews(const std::string & path, std::pair<int, int> views, ImageType 
   const std::size_t viewSize = size[0] * size[1];
   const auto        data = static_cast<std::streamoff>(file.tellg());
   file.seekg(data + static_cast<std::streamoff>(views.first * viewSize * sizeof(float)));
-  file.read(reinterpret_cast<char *>(image->GetBufferPointer() + views.first * viewSize),
+  file.read(reinterpret_cast<char *>(image->GetBufferPointer()),
             static_cast<std::streamsize>(views.second * viewSize * sizeof(float)));
   if (!file)
     throw std::runtime_error("'" + path + "': the file ends before its last view (damaged or cut short)");
   return true;
 }
 
-// Reads `path` as float, through checkedImageIO; `views`, when given, is the part of the last axis to read (the
-// rest of the image is zero), read alone where the format allows it (MetaImage, raw float NRRD; ITK reads other
-// formats whole).
+// Reads `path` as float, through checkedImageIO; `views`, when given, is the part of the last axis to read: the image
+// returned is those views, its region starting at the first of them, read alone where the format allows it
+// (MetaImage, raw float NRRD; ITK reads other formats whole, and the rest is dropped).
 inline ImageType::Pointer
 readImage(const std::string &                option,
           const std::string &                path,
@@ -617,21 +618,23 @@ readImage(const std::string &                option,
       return reader->GetOutput();
     }
     reader->UpdateOutputInformation();
-    ImageType::RegionType part = reader->GetOutput()->GetLargestPossibleRegion();
-    auto                  image = ImageType::New();
-    image->CopyInformation(reader->GetOutput());
-    image->SetRegions(part);
-    image->Allocate(true);
-    part.SetIndex(2, views->first);
+    const ImageType::RegionType whole = reader->GetOutput()->GetLargestPossibleRegion();
+    ImageType::RegionType       part = whole;
+    part.SetIndex(2, whole.GetIndex(2) + views->first);
     part.SetSize(2, static_cast<itk::SizeValueType>(views->second));
+    auto image = ImageType::New();
+    image->CopyInformation(reader->GetOutput());
+    image->SetRegions(part); // the region's index along the views says which views it holds
+    image->Allocate();
     if (views->second > 0 && !readRawNrrdViews(path, *views, image))
     {
       reader->GetOutput()->SetRequestedRegion(part);
       reader->Update();
       const ImageType * read = reader->GetOutput();
       const std::size_t viewSize = part.GetSize(0) * part.GetSize(1);
-      const float * from = read->GetBufferPointer() + (views->first - read->GetBufferedRegion().GetIndex(2)) * viewSize;
-      std::copy(from, from + views->second * viewSize, image->GetBufferPointer() + views->first * viewSize);
+      const float *     from =
+        read->GetBufferPointer() + (part.GetIndex(2) - read->GetBufferedRegion().GetIndex(2)) * viewSize;
+      std::copy(from, from + views->second * viewSize, image->GetBufferPointer());
     }
     return image;
   }
@@ -658,26 +661,31 @@ bytesReadSoFar()
 
 // Projections [channel, row, view] read for a reconstruction or back projection. Under MPI each rank's device holds
 // only its share of the views (the engine's split, ShardLayout), so each rank reads only those where the format
-// allows it (MetaImage .mha/.mhd, raw float NRRD; other formats are read whole) and leaves the other views zero: the
-// engine never reads them on this rank. `report`: each rank says on standard error what it read.
+// allows it (MetaImage .mha/.mhd, raw float NRRD; other formats are read whole) and holds only those in memory: the
+// image's buffered region, which the MBIR filters take as the part they need (MBIRFilterSupport::ProcessViews).
+// `report`: each rank says on standard error what it read and holds.
 inline ImageType::Pointer
 readProjections(const std::string & option, const std::string & path, bool report)
 {
   const mbir::ProcessGroup & world = mbir::processGroup();
   if (world.size == 1)
     return readImage(option, path);
-  const int               views = static_cast<int>(checkedImageIO(option, path)->GetDimensions(2));
-  const mbir::ShardLayout layout(views, world.size);
-  const int          first = std::min(layout.first(world.rank), views), count = std::max(0, layout.valid(world.rank));
-  const long long    before = bytesReadSoFar();
-  ImageType::Pointer image = readImage(option, path, false, std::pair{ first, count });
+  const itk::ImageIOBase::Pointer io = checkedImageIO(option, path);
+  ImageType::SizeType             size;
+  for (unsigned int axis = 0; axis < 3; ++axis)
+    size[axis] = io->GetDimensions(axis);
+  const ImageType::RegionType part = itk::MBIRFilterSupport::ProcessViews(ImageType::RegionType(size));
+  const int                   first = static_cast<int>(part.GetIndex(2)), count = static_cast<int>(part.GetSize(2));
+  const long long             before = bytesReadSoFar();
+  ImageType::Pointer          image = readImage(option, path, false, std::pair{ first, count });
   if (report)
   {
     std::error_code    ignored;
     std::ostringstream line;
     line << "rank " << world.rank << " of " << world.size << ": " << option << " '" << path << "': views " << first
-         << " to " << first + count - 1 << " of " << views << ", " << bytesReadSoFar() - before << " bytes read of "
-         << std::filesystem::file_size(path, ignored) << "\n";
+         << " to " << first + count - 1 << " of " << size[2] << ", " << bytesReadSoFar() - before << " bytes read of "
+         << std::filesystem::file_size(path, ignored) << ", "
+         << image->GetBufferedRegion().GetNumberOfPixels() * sizeof(float) << " bytes held\n";
     const std::string text = line.str();
     std::fwrite(text.data(), 1, text.size(), stderr); // one write: the ranks' lines never interleave
   }

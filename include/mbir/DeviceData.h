@@ -7,8 +7,10 @@
 
 #include "mbir/ArrayView.h"
 #include "mbir/Devices.h"
+#include "mbir/Weights.h"
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace mbir {
@@ -28,6 +30,15 @@ public:
   // The same on one device.
   static DeviceSinogram
   upload(std::shared_ptr<Backend> device, ArrayView3 host);
+  // Uploads part of a sinogram of `views` views: `host` holds views [firstView, firstView + host.shape[0]). What one
+  // process of an MPI job holds (ProcessGroup.h): only its own devices' views, which must lie in the part
+  // (std::invalid_argument naming them otherwise); the other processes' devices hold nothing here.
+  static DeviceSinogram
+  uploadViews(std::shared_ptr<const DeviceGroup> group, ArrayView3 host, int firstView, int views);
+  // The views this process's devices hold of a sinogram of `views` views, as [first, first + count): all of them in
+  // one process, this rank's share under MPI.
+  static std::pair<int, int>
+  localViews(const DeviceGroup & group, int views);
 
   // The real views in the public layout (views, rows, channels).
   std::vector<float>
@@ -160,9 +171,15 @@ private:
 std::shared_ptr<const DeviceGroup>
 singleDevice(std::shared_ptr<Backend> device);
 
+// Weights of `type` made from a sinogram where it lies, each device from its own views (Weights.h): no host copy
+// of the whole sinogram, no communication; padding views keep weight 0.
+DeviceSinogram
+generateWeights(const DeviceSinogram & sinogram, WeightType type);
+
 // Names the first non-finite entry of an array as "NaN at (a i, b j, c k)" with the given axis names, or
-// returns an empty string.
+// returns an empty string; `firstIndex` is the first axis's index of the array's first entry (where it is part of a
+// larger array).
 std::string
-firstNonFinite(const ArrayView3 & array, const char * const axes[3]);
+firstNonFinite(const ArrayView3 & array, const char * const axes[3], int firstIndex = 0);
 
 } // namespace mbir

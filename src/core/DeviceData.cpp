@@ -23,11 +23,15 @@ requireGroup(const std::shared_ptr<const DeviceGroup> & group, const char * what
 // Host values are checked before they are sent; values in a GPU's memory are read there in place, which
 // only GPUs can do, and checked after they arrive (see requireFiniteShards).
 void
-checkSource(const ArrayView3 & values, const DeviceGroup & group, const char * what, const char * const axes[3])
+checkSource(const ArrayView3 &  values,
+            const DeviceGroup & group,
+            const char *        what,
+            const char * const  axes[3],
+            int                 firstIndex = 0)
 {
   if (values.onHost())
   {
-    if (const std::string bad = firstNonFinite(values, axes); !bad.empty())
+    if (const std::string bad = firstNonFinite(values, axes, firstIndex); !bad.empty())
     {
       throw std::invalid_argument(std::string("the ") + what + " contains " + bad +
                                   (std::string(what) == "sinogram" ? "; replace or mask bad detector values" : ""));
@@ -72,8 +76,29 @@ singleDevice(std::shared_ptr<Backend> device)
   return std::make_shared<const DeviceGroup>(std::vector<std::shared_ptr<Backend>>{ std::move(device) });
 }
 
+DeviceSinogram
+generateWeights(const DeviceSinogram & sinogram, WeightType type)
+{
+  DeviceSinogram    weights(sinogram.groupPointer(), sinogram.shape());
+  const std::size_t viewSize = static_cast<std::size_t>(sinogram.shape().rows) * sinogram.shape().channels;
+  for (int d = 0; d < sinogram.group().size(); ++d)
+  {
+    Backend &         device = sinogram.group().device(d);
+    const std::size_t n = viewSize * std::max(0, sinogram.views().valid(d)); // the shard's real views come first
+    if (n == 0 || device.remote())
+    {
+      continue;
+    }
+    std::vector<float> values(n);
+    device.copyToHost(sinogram.shard(d), values.data(), n * sizeof(float));
+    values = generateWeights(values.data(), n, type); // entry by entry: the shard's layout does not matter
+    device.copyToDevice(values.data(), weights.shard(d), n * sizeof(float));
+  }
+  return weights;
+}
+
 std::string
-firstNonFinite(const ArrayView3 & a, const char * const axes[3])
+firstNonFinite(const ArrayView3 & a, const char * const axes[3], int firstIndex)
 {
   for (std::size_t i = 0; i < a.size(); ++i)
   {
@@ -82,8 +107,8 @@ firstNonFinite(const ArrayView3 & a, const char * const axes[3])
       const std::size_t c = i % a.shape[2], b = (i / a.shape[2]) % a.shape[1],
                         v = i / (std::size_t(a.shape[1]) * a.shape[2]);
       std::ostringstream where;
-      where << (std::isnan(a.data[i]) ? "NaN" : "Inf") << " at (" << axes[0] << " " << v << ", " << axes[1] << " " << b
-            << ", " << axes[2] << " " << c << ")";
+      where << (std::isnan(a.data[i]) ? "NaN" : "Inf") << " at (" << axes[0] << " " << firstIndex + v << ", " << axes[1]
+            << " " << b << ", " << axes[2] << " " << c << ")";
       return where.str();
     }
   }
@@ -105,20 +130,59 @@ DeviceSinogram::DeviceSinogram(std::shared_ptr<const DeviceGroup> group, const S
 DeviceSinogram
 DeviceSinogram::upload(std::shared_ptr<const DeviceGroup> group, ArrayView3 host)
 {
-  if (host.empty())
+  return uploadViews(std::move(group), host, 0, host.shape[0]);
+}
+
+std::pair<int, int>
+DeviceSinogram::localViews(const DeviceGroup & group, int views)
+{
+  const ShardLayout layout(views, group.size());
+  int               first = views, last = 0;
+  for (int d = 0; d < group.size(); ++d)
+  {
+    if (!group.device(d).remote() && layout.valid(d) > 0)
+    {
+      first = std::min(first, layout.first(d));
+      last = std::max(last, layout.first(d) + layout.valid(d));
+    }
+  }
+  return last > first ? std::pair{ first, last - first } : std::pair{ std::min(first, views), 0 };
+}
+
+DeviceSinogram
+DeviceSinogram::uploadViews(std::shared_ptr<const DeviceGroup> group, ArrayView3 host, int firstView, int views)
+{
+  const int held = host.shape[0];
+  if (host.empty() && (held > 0 || views < 1)) // a process whose devices need no views may hold none
   {
     throw std::invalid_argument("DeviceSinogram::upload: no sinogram given");
   }
   requireGroup(group, "DeviceSinogram::upload");
-  checkSource(host, *group, "sinogram", kSinogramAxes);
-  DeviceSinogram    sinogram(std::move(group), SinogramShape{ host.shape[0], host.shape[1], host.shape[2] });
+  if (firstView < 0 || views < 1 || held < 0 || firstView + held > views)
+  {
+    throw std::invalid_argument("DeviceSinogram::upload: views " + std::to_string(firstView) + " to " +
+                                std::to_string(firstView + held - 1) + " are not part of a sinogram of " +
+                                std::to_string(views) + " views");
+  }
+  const auto [needFirst, needCount] = localViews(*group, views);
+  if (needCount > 0 && (needFirst < firstView || needFirst + needCount > firstView + held))
+  {
+    throw std::invalid_argument("the sinogram given holds views " + std::to_string(firstView) + " to " +
+                                std::to_string(firstView + held - 1) + " of " + std::to_string(views) +
+                                ", but the devices of this process need views " + std::to_string(needFirst) + " to " +
+                                std::to_string(needFirst + needCount - 1) +
+                                "; give those views (the whole sinogram "
+                                "in a single process)");
+  }
+  checkSource(host, *group, "sinogram", kSinogramAxes, firstView);
+  DeviceSinogram    sinogram(std::move(group), SinogramShape{ views, host.shape[1], host.shape[2] });
   const std::size_t viewSize = static_cast<std::size_t>(host.shape[1]) * host.shape[2];
   for (int d = 0; d < sinogram.group().size(); ++d)
   {
     const int valid = sinogram.m_Views.valid(d);
-    if (valid > 0)
+    if (valid > 0 && !sinogram.group().device(d).remote())
     {
-      sinogram.group().device(d).uploadSinogram(host.data + sinogram.m_Views.first(d) * viewSize,
+      sinogram.group().device(d).uploadSinogram(host.data + (sinogram.m_Views.first(d) - firstView) * viewSize,
                                                 SinogramShape{ valid, host.shape[1], host.shape[2] },
                                                 sinogram.shard(d));
     }

@@ -19,6 +19,7 @@
 
 #include "itkMBIRImageConversion.h"
 #include "mbir/Backend.h"
+#include "mbir/ProcessGroup.h"
 
 #include <cmath>
 #include <new>
@@ -67,9 +68,15 @@ KindOf(const DataObject * input)
   return text.str();
 }
 
-// The input as one of the two image kinds the engine takes, or an exception naming what it is.
+// The input as one of the two image kinds the engine takes, or an exception naming what it is. An itk::Image must
+// hold its whole image, or for projections (`views`) whole views: a part along the last axis, which
+// MBIRFilterSupport::Projections checks against the views the devices need.
 void
-Classify(const DataObject * input, const std::string & name, const ImageType *& image, const DeviceImageType *& device)
+Classify(const DataObject *       input,
+         const std::string &      name,
+         const ImageType *&       image,
+         const DeviceImageType *& device,
+         bool                     views = false)
 {
   image = dynamic_cast<const ImageType *>(input);
   device = dynamic_cast<const DeviceImageType *>(input);
@@ -85,8 +92,20 @@ Classify(const DataObject * input, const std::string & name, const ImageType *& 
   }
   if (image != nullptr && image->GetBufferedRegion() != image->GetLargestPossibleRegion())
   {
-    itkGenericExceptionMacro("the " << name << " input holds part of its image only (buffered region "
-                                    << image->GetBufferedRegion() << "); MBIR filters need the whole image");
+    const ImageBase<3>::RegionType & held = image->GetBufferedRegion();
+    const ImageBase<3>::RegionType & whole = image->GetLargestPossibleRegion();
+    bool                             wholeViews = views;
+    for (unsigned int axis = 0; axis < 2; ++axis)
+    {
+      wholeViews =
+        wholeViews && held.GetIndex(axis) == whole.GetIndex(axis) && held.GetSize(axis) == whole.GetSize(axis);
+    }
+    if (!wholeViews || !whole.IsInside(held))
+    {
+      itkGenericExceptionMacro("the " << name << " input holds part of its image only (buffered region " << held
+                                      << "); MBIR filters need the whole image"
+                                      << (views ? " (of projections, whole views: a part along the view axis)" : ""));
+    }
   }
 }
 
@@ -160,6 +179,22 @@ MBIRFilterSupport::DevicesFor(const std::vector<const DataObject *> & inputs,
   }
 }
 
+ImageBase<3>::RegionType
+MBIRFilterSupport::ProcessViews(const ImageBaseType::RegionType & whole)
+{
+  const mbir::ProcessGroup & world = mbir::processGroup();
+  const int                  views = static_cast<int>(whole.GetSize(2));
+  if (world.size == 1 || views == 0)
+  {
+    return whole;
+  }
+  const mbir::ShardLayout   layout(views, world.size);
+  ImageBaseType::RegionType part = whole;
+  part.SetIndex(2, whole.GetIndex(2) + std::min(layout.first(world.rank), views));
+  part.SetSize(2, static_cast<SizeValueType>(std::max(0, layout.valid(world.rank))));
+  return part;
+}
+
 std::shared_ptr<const mbir::DeviceSinogram>
 MBIRFilterSupport::Projections(const DataObject *                               input,
                                const MBIRGeometry &                             geometry,
@@ -168,17 +203,37 @@ MBIRFilterSupport::Projections(const DataObject *                               
 {
   const ImageType *       image;
   const DeviceImageType * device;
-  Classify(input, name, image, device);
+  Classify(input, name, image, device, true);
   const ImageBase<3>::SizeType expected = {
     { geometry.GetNumberOfChannels(), geometry.GetNumberOfRows(), geometry.GetNumberOfViews() }
   };
-  const ImageBase<3> *         base = image ? static_cast<const ImageBase<3> *>(image) : device;
-  const ImageBase<3>::SizeType size = base->GetLargestPossibleRegion().GetSize();
-  if (size != expected)
+  const int                      views = static_cast<int>(expected[2]);
+  const ImageBase<3> *           base = image ? static_cast<const ImageBase<3> *>(image) : device;
+  const ImageBase<3>::RegionType whole = base->GetLargestPossibleRegion();
+  // An itk::Image may hold part of the views (what one process of an MPI job needs): ITK makes the largest region of
+  // an image without a pipeline source its buffered one, so the part's index along the views says which they are.
+  int firstView = 0;
+  if (image && whole.GetSize() != expected)
   {
-    itkGenericExceptionMacro("the " << name << " are " << SizeText(size)
+    firstView = static_cast<int>(whole.GetIndex(2));
+  }
+  const auto [needFirst, needCount] = mbir::DeviceSinogram::localViews(*devices, views);
+  const bool covers =
+    whole.GetSize(0) == expected[0] && whole.GetSize(1) == expected[1] &&
+    (whole.GetSize() == expected || (image && firstView >= 0 && firstView <= needFirst &&
+                                     firstView + whole.GetSize(2) >= SizeValueType(needFirst + needCount) &&
+                                     firstView + whole.GetSize(2) <= expected[2]));
+  if (!covers)
+  {
+    std::ostringstream need;
+    if (mbir::processGroup().size > 1)
+    {
+      need << " (this process needs views " << needFirst << " to " << needFirst + needCount - 1 << ", and the image "
+           << "starts at view " << whole.GetIndex(2) << ")";
+    }
+    itkGenericExceptionMacro("the " << name << " are " << SizeText(whole.GetSize())
                                     << " [channels, rows, views] but the geometry has " << SizeText(expected)
-                                    << "; check the detector size and the number of views");
+                                    << need.str() << "; check the detector size and the number of views");
   }
   const MBIRGeometry::DetectorVectorType pitch = geometry.GetDetectorSpacing();
   if (!Close(base->GetSpacing()[0], pitch[0]) || !Close(base->GetSpacing()[1], pitch[1]))
@@ -190,7 +245,15 @@ MBIRFilterSupport::Projections(const DataObject *                               
   }
   // The origin is not read: the geometry's detector offset says where the central ray hits.
   RequireIdentityDirection(base, name, "channel, row and view");
-  return Projections(input, devices, name);
+  if (device)
+  {
+    return Projections(input, devices, name);
+  }
+  return UploadViews(image,
+                     firstView + static_cast<int>(image->GetBufferedRegion().GetIndex(2) - whole.GetIndex(2)),
+                     views,
+                     devices,
+                     name);
 }
 
 std::shared_ptr<const mbir::DeviceSinogram>
@@ -200,7 +263,7 @@ MBIRFilterSupport::Projections(const DataObject *                               
 {
   const ImageType *       image;
   const DeviceImageType * device;
-  Classify(input, name, image, device);
+  Classify(input, name, image, device, true);
   if (device)
   {
     if (!device->GetProjections())
@@ -210,12 +273,30 @@ MBIRFilterSupport::Projections(const DataObject *                               
     }
     return device->GetProjections();
   }
-  const ImageBase<3>::SizeType size = image->GetLargestPossibleRegion().GetSize();
-  const mbir::SinogramShape    shape{ static_cast<int>(size[2]), static_cast<int>(size[1]), static_cast<int>(size[0]) };
+  const ImageBase<3>::RegionType whole = image->GetLargestPossibleRegion();
+  return UploadViews(image,
+                     static_cast<int>(image->GetBufferedRegion().GetIndex(2) - whole.GetIndex(2)),
+                     static_cast<int>(whole.GetSize(2)),
+                     devices,
+                     name);
+}
+
+std::shared_ptr<const mbir::DeviceSinogram>
+MBIRFilterSupport::UploadViews(const ImageType *                                image,
+                               int                                              firstView,
+                               int                                              views,
+                               const std::shared_ptr<const mbir::DeviceGroup> & devices,
+                               const std::string &                              name)
+{
+  const ImageBase<3>::SizeType size = image->GetBufferedRegion().GetSize();
   try
   {
-    return std::make_shared<const mbir::DeviceSinogram>(mbir::DeviceSinogram::upload(
-      devices, mbir::ArrayView3(image->GetBufferPointer(), { shape.views, shape.rows, shape.channels })));
+    return std::make_shared<const mbir::DeviceSinogram>(mbir::DeviceSinogram::uploadViews(
+      devices,
+      mbir::ArrayView3(image->GetBufferPointer(),
+                       { static_cast<int>(size[2]), static_cast<int>(size[1]), static_cast<int>(size[0]) }),
+      firstView,
+      views));
   }
   catch (const std::invalid_argument & e)
   {

@@ -68,6 +68,43 @@ TEST(DeviceData, ChosenViewsComeBackFromEveryShard)
   EXPECT_THROW(sinogram.downloadViews({ 11 }), std::out_of_range);
 }
 
+// What one MPI rank does with its share (test/mpi covers the ranks): a part of the views is taken where it holds
+// every view the devices need, refused naming the views otherwise.
+TEST(DeviceData, PartOfTheViewsIsTakenOnlyWhereItHoldsWhatTheDevicesNeed)
+{
+  const SinogramShape      s{ 11, 3, 4 };
+  const std::vector<float> values = test::uniformRandom(s.size(), 4);
+  const auto               group =
+    std::make_shared<const DeviceGroup>(std::vector<std::shared_ptr<Backend>>{ makeCpuBackend(), makeCpuBackend() });
+  EXPECT_EQ(DeviceSinogram::localViews(*group, s.views), (std::pair{ 0, 11 }));
+  EXPECT_EQ(DeviceSinogram::uploadViews(group, ArrayView3(values, s), 0, s.views).download(), values);
+
+  const std::size_t        viewSize = std::size_t(s.rows) * s.channels;
+  const std::vector<float> part(values.begin() + 2 * viewSize, values.end()); // views 2 to 10
+  expectInvalid([&] { DeviceSinogram::uploadViews(group, ArrayView3(part.data(), { 9, 3, 4 }), 2, s.views); },
+                "holds views 2 to 10 of 11, but the devices of this process need views 0 to 10");
+  expectInvalid([&] { DeviceSinogram::uploadViews(group, ArrayView3(part.data(), { 9, 3, 4 }), 3, s.views); },
+                "views 3 to 11 are not part of a sinogram of 11 views");
+}
+
+// Weights made where the sinogram lies equal the host's, entry by entry, and the padding views keep weight 0.
+TEST(DeviceData, WeightsMadeOnTheDevicesEqualTheHostsAndLeavePaddingInert)
+{
+  const SinogramShape      s{ 11, 3, 4 }; // 3 devices of 4 views: one padding view
+  const std::vector<float> values = test::uniformRandom(s.size(), 5);
+  const auto               group = std::make_shared<const DeviceGroup>(
+    std::vector<std::shared_ptr<Backend>>{ makeCpuBackend(), makeCpuBackend(), makeCpuBackend() });
+  const DeviceSinogram sinogram = DeviceSinogram::upload(group, ArrayView3(values, s));
+  for (const WeightType type : { WeightType::Transmission, WeightType::TransmissionRoot, WeightType::Emission })
+  {
+    const DeviceSinogram weights = generateWeights(sinogram, type);
+    EXPECT_EQ(weights.download(), generateWeights(values.data(), values.size(), type));
+    const std::size_t viewSize = std::size_t(s.rows) * s.channels;
+    const float *     lastShard = weights.shard(2);
+    EXPECT_TRUE(std::all_of(lastShard + 3 * viewSize, lastShard + 4 * viewSize, [](float w) { return w == 0.0f; }));
+  }
+}
+
 TEST(DeviceData, ChosenRowsOfAVolumeComeBackWhole)
 {
   const ReconShape         r{ 7, 5, 11 };

@@ -276,6 +276,18 @@ TEST(MBIRReconstructionFilter, RejectsBadInputClearly)
     expectError(filter, "projections are [40, 5, 23] [channels, rows, views] but the geometry has [40, 5, 24]");
   }
   {
+    // Views 4 to 23 only, as one MPI rank holds its share: in one process the devices need every view.
+    auto part = itk::MBIRImageConversion::SinogramToImage(
+      std::vector<float>(20 * 5 * 40, 1.0f), mbir::SinogramShape{ 20, 5, 40 }, 0.5, 0.5);
+    ImageType::RegionType region = part->GetLargestPossibleRegion();
+    region.SetIndex(2, 4);
+    part->SetRegions(region);
+    auto filter = itk::MBIRReconstructionFilter<ImageType>::New();
+    filter->SetInput(part);
+    filter->SetGeometry(scan.geometry);
+    expectError(filter, "projections are [40, 5, 20] [channels, rows, views] but the geometry has [40, 5, 24]");
+  }
+  {
     auto stretched =
       itk::MBIRImageConversion::SinogramToImage(scan.sinogram, mbir::SinogramShape{ 24, 5, 40 }, 1.0, 0.5);
     auto filter = itk::MBIRReconstructionFilter<ImageType>::New();

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `mpirun -np N mbir-recon`: one reconstruction across N processes gives what one process gives, prints its log
 # once and names the ranks; each rank reads only its share of the views from a raw NRRD or MetaImage file (the
-# bytes it read, as Linux counts them in /proc/self/io); and a rank killed with SIGKILL mid-solve ends the whole job with a message and a
+# bytes it read, as Linux counts them in /proc/self/io) and holds only those in memory; and a rank killed with SIGKILL mid-solve ends the whole job with a message and a
 # non-zero status within 60 s, leaving no output file.
 #   mpi-tools-test.sh MPIEXEC TOOLS_DIR WORK_DIR
 set -euo pipefail
@@ -33,26 +33,32 @@ for n in 2 3; do
   echo "np $n: NRMSE $nrmse against the one-process recon"
 done
 
-# Each rank reads its views only: 3 ranks, a 1.2 MB sinogram as raw NRRD and as MetaImage.
+# Each rank reads and holds its views only: 3 ranks, a 1.2 MB sinogram as raw NRRD and as MetaImage (with weights
+# made from it, on each rank from its own views).
 "$tools/mbir-geometry" --type parallel --views 96 --rows 24 --channels 128 --output share.json > /dev/null
 "$tools/mbir-phantom" --geometry share.json --output share-phantom.nrrd > /dev/null
 for format in nrrd mha; do
+  weights=()
+  [ $format = mha ] && weights=(--weight-type transmission)
   "$tools/mbir-project" --geometry share.json --input share-phantom.nrrd --snr-db 30 --output share.$format > /dev/null
-  "$tools/mbir-recon" --geometry share.json --input share.$format --max-iterations 2 --output share-one.nrrd > /dev/null
-  "$mpiexec" -np 3 --oversubscribe "$tools/mbir-recon" --geometry share.json --input share.$format --max-iterations 2 \
-    --verbose --output share-3.nrrd --reference share-one.nrrd > share-$format.log 2>&1 ||
+  "$tools/mbir-recon" --geometry share.json --input share.$format "${weights[@]}" --max-iterations 2 \
+    --output share-one.nrrd > /dev/null
+  "$mpiexec" -np 3 --oversubscribe "$tools/mbir-recon" --geometry share.json --input share.$format "${weights[@]}" \
+    --max-iterations 2 --verbose --output share-3.nrrd --reference share-one.nrrd > share-$format.log 2>&1 ||
     { cat share-$format.log; fail "$format: np 3"; }
   grep "^rank " share-$format.log
   size=$(stat -c %s share.$format)
   for rank in 0 1 2; do
-    read -r first last read_bytes < <(sed -n "s/^rank $rank of 3: --input .*: views \([0-9]*\) to \([0-9]*\) of 96, \([0-9]*\) bytes read of $size$/\1 \2 \3/p" share-$format.log)
+    read -r first last read_bytes held < <(sed -n "s/^rank $rank of 3: --input .*: views \([0-9]*\) to \([0-9]*\) of 96, \([0-9]*\) bytes read of $size, \([0-9]*\) bytes held$/\1 \2 \3 \4/p" share-$format.log)
     [ "$first" = $((rank * 32)) ] && [ "$last" = $((rank * 32 + 31)) ] || fail "$format: rank $rank read views '$first' to '$last'"
     # A third of the data, and the header read a few times through 8 KiB buffers.
     [ "$read_bytes" -le $((size / 3 + 65536)) ] || fail "$format: rank $rank read $read_bytes bytes of a $size-byte file"
+    # In memory: its 32 views of 24 x 128 floats, not the whole sinogram.
+    [ "$held" = $((32 * 24 * 128 * 4)) ] || fail "$format: rank $rank holds '$held' bytes of projections"
   done
   nrmse=$(sed -n 's/^MBIR: .*NRMSE \([0-9.e+-]*\) against.*/\1/p' share-$format.log)
   awk -v e="$nrmse" 'BEGIN { exit !(e != "" && e < 1e-4) }' || fail "$format: NRMSE '$nrmse' against one process"
-  echo "$format: each of 3 ranks read its 32 views; NRMSE $nrmse against the one-process recon"
+  echo "$format ${weights[*]}: each of 3 ranks read and holds its 32 views; NRMSE $nrmse against the one-process recon"
 done
 
 # A long recon (no early stop) on 2 ranks; rank 1 is killed once both compute.
