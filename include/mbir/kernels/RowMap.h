@@ -7,6 +7,15 @@
 
 namespace mbir::kernels {
 
+// v clipped to [low, high] by selects: fminf / fmaxf are library calls on x86 (NaN rules), and these run per
+// (view, cylinder).
+MBIR_HOST_DEVICE inline float
+clipped(float v, float low, float high)
+{
+  const float above = v > low ? v : low;
+  return above < high ? above : high;
+}
+
 // How the slices of one voxel cylinder fall on the detector rows in one view. Slice k casts a shadow
 // `width` rows high centred on row first + step * k, weighted per unit overlap by
 // scale * sqrt(1 + (obliquity * (centre - axisRow))^2): the path-length gain of a ray that leaves the
@@ -53,8 +62,8 @@ struct RowMap
     const float high = (static_cast<float>(m) + reach - first) / step;
     // Clip in float first so that the casts cannot overflow.
     const float top = static_cast<float>(numSlices);
-    firstSlice = static_cast<int>(fminf(fmaxf(floorf(low), -1.0f), top)) - 1;
-    lastSlice = static_cast<int>(fminf(fmaxf(ceilf(high), -1.0f), top)) + 1;
+    firstSlice = static_cast<int>(clipped(floorf(low), -1.0f, top)) - 1;
+    lastSlice = static_cast<int>(clipped(ceilf(high), -1.0f, top)) + 1;
     firstSlice = firstSlice < 0 ? 0 : firstSlice;
     lastSlice = lastSlice >= numSlices ? numSlices - 1 : lastSlice;
   }
@@ -67,8 +76,8 @@ struct RowMap
     const float a = centre(firstSlice), b = centre(lastSlice);
     const float reach = 0.5f * (width + 1.0f);
     const float top = static_cast<float>(numRows);
-    firstRow = static_cast<int>(fminf(fmaxf(floorf(fminf(a, b) - reach), -1.0f), top));
-    lastRow = static_cast<int>(fminf(fmaxf(ceilf(fmaxf(a, b) + reach), -1.0f), top));
+    firstRow = static_cast<int>(clipped(floorf((a < b ? a : b) - reach), -1.0f, top));
+    lastRow = static_cast<int>(clipped(ceilf((a > b ? a : b) + reach), -1.0f, top));
     firstRow = firstRow < 0 ? 0 : firstRow;
     lastRow = lastRow >= numRows ? numRows - 1 : lastRow;
     if (lastSlice < firstSlice)
