@@ -61,6 +61,19 @@ for format in nrrd mha; do
   echo "$format ${weights[*]}: each of 3 ranks read and holds its 32 views; NRMSE $nrmse against the one-process recon"
 done
 
+# The direct recon and the back projection from each rank's views alone equal one process's.
+"$tools/mbir-recon" --geometry share.json --input share.nrrd --direct --output share-fbp-one.nrrd > /dev/null
+"$tools/mbir-back-project" --geometry share.json --input share.nrrd --output share-back-one.nrrd > /dev/null
+"$mpiexec" -np 3 --oversubscribe "$tools/mbir-recon" --geometry share.json --input share.nrrd --direct \
+  --output share-fbp-3.nrrd > share-fbp.log 2>&1 || { cat share-fbp.log; fail "direct recon: np 3"; }
+"$mpiexec" -np 3 --oversubscribe "$tools/mbir-back-project" --geometry share.json --input share.nrrd \
+  --output share-back-3.nrrd > share-back.log 2>&1 || { cat share-back.log; fail "back projection: np 3"; }
+for what in fbp back; do
+  nrmse=$("$tools/mbir-compare" --reference share-$what-one.nrrd --image share-$what-3.nrrd | sed -n 's/.*NRMSE \([0-9.e+-]*\).*/\1/p' | head -1)
+  awk -v e="$nrmse" 'BEGIN { exit !(e != "" && e < 1e-4) }' || fail "$what: NRMSE '$nrmse' of 3 ranks against one process"
+  echo "$what on 3 ranks from their views: NRMSE $nrmse against one process"
+done
+
 # A long recon (no early stop) on 2 ranks; rank 1 is killed once both compute.
 "$tools/mbir-geometry" --type parallel --views 192 --rows 48 --channels 192 --output long.json > /dev/null
 "$tools/mbir-phantom" --geometry long.json --output long-phantom.nrrd > /dev/null
