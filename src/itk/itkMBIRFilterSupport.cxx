@@ -210,30 +210,17 @@ MBIRFilterSupport::Projections(const DataObject *                               
   const int                      views = static_cast<int>(expected[2]);
   const ImageBase<3> *           base = image ? static_cast<const ImageBase<3> *>(image) : device;
   const ImageBase<3>::RegionType whole = base->GetLargestPossibleRegion();
-  // An itk::Image may hold part of the views (what one process of an MPI job needs): ITK makes the largest region of
-  // an image without a pipeline source its buffered one, so the part's index along the views says which they are.
-  int firstView = 0;
-  if (image && whole.GetSize() != expected)
+  // Under MPI an itk::Image may hold part of the views (what this rank needs): ITK makes the largest region of an
+  // image without a pipeline source its buffered one, so the part's index along the views says which they are.
+  // Whether the part holds every view the devices need, DeviceSinogram::uploadViews checks.
+  const bool part = image && mbir::processGroup().size > 1 && whole.GetSize(0) == expected[0] &&
+                    whole.GetSize(1) == expected[1] && whole.GetIndex(2) >= 0 &&
+                    whole.GetIndex(2) + whole.GetSize(2) <= expected[2];
+  if (whole.GetSize() != expected && !part)
   {
-    firstView = static_cast<int>(whole.GetIndex(2));
-  }
-  const auto [needFirst, needCount] = mbir::DeviceSinogram::localViews(*devices, views);
-  const bool covers =
-    whole.GetSize(0) == expected[0] && whole.GetSize(1) == expected[1] &&
-    (whole.GetSize() == expected || (image && firstView >= 0 && firstView <= needFirst &&
-                                     firstView + whole.GetSize(2) >= SizeValueType(needFirst + needCount) &&
-                                     firstView + whole.GetSize(2) <= expected[2]));
-  if (!covers)
-  {
-    std::ostringstream need;
-    if (mbir::processGroup().size > 1)
-    {
-      need << " (this process needs views " << needFirst << " to " << needFirst + needCount - 1 << ", and the image "
-           << "starts at view " << whole.GetIndex(2) << ")";
-    }
     itkGenericExceptionMacro("the " << name << " are " << SizeText(whole.GetSize())
                                     << " [channels, rows, views] but the geometry has " << SizeText(expected)
-                                    << need.str() << "; check the detector size and the number of views");
+                                    << "; check the detector size and the number of views");
   }
   const MBIRGeometry::DetectorVectorType pitch = geometry.GetDetectorSpacing();
   if (!Close(base->GetSpacing()[0], pitch[0]) || !Close(base->GetSpacing()[1], pitch[1]))
@@ -249,11 +236,9 @@ MBIRFilterSupport::Projections(const DataObject *                               
   {
     return Projections(input, devices, name);
   }
-  return UploadViews(image,
-                     firstView + static_cast<int>(image->GetBufferedRegion().GetIndex(2) - whole.GetIndex(2)),
-                     views,
-                     devices,
-                     name);
+  const IndexValueType firstView =
+    (part ? whole.GetIndex(2) : 0) + image->GetBufferedRegion().GetIndex(2) - whole.GetIndex(2);
+  return UploadViews(image, static_cast<int>(firstView), views, devices, name);
 }
 
 std::shared_ptr<const mbir::DeviceSinogram>
