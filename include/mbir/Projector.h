@@ -5,6 +5,9 @@
 // cylinders, the owners of the slices sum them), a forward projection an all-gather (every owner's
 // slices reach every device, which projects the whole cylinders onto its views), in chunks of cylinders
 // a fraction of a volume shard big, so transient memory does not grow with the problem.
+// Parallel beam over several devices of one process may instead split the solver's sinograms by detector row
+// (SinogramSplit::ByRow): slice k meets row k only, so each device projects its slices onto its rows of every
+// view and nothing is exchanged.
 // The host-array methods take and return the public layouts; the arrays passed in are never modified.
 
 #include "mbir/Backend.h"
@@ -15,6 +18,13 @@
 #include <vector>
 
 namespace mbir {
+
+// How the sinogram shards that forward() and back() read and write are split over the devices.
+enum class SinogramSplit
+{
+  ByView, // device d: views viewLayout() of d, every row ([view][channel][row]); any geometry (DeviceSinogram's split)
+  ByRow   // device d: every view, the rows of its slices (sliceLayout().valid(d) of them); parallel beam in one process
+};
 
 class Projector
 {
@@ -113,21 +123,39 @@ public:
   }
 
   // Floats each device takes besides inputs and outputs to forward- or back-project `pixels` cylinders
-  // split over `numDevices` devices (the chunk buffers of the all-gather and reduce-scatter).
+  // split over `numDevices` devices (the chunk buffers of the all-gather and reduce-scatter; none by row).
   std::size_t
-  projectionWorkFloats(std::size_t pixels, int numDevices) const;
+  projectionWorkFloats(std::size_t pixels, int numDevices, SinogramSplit split = SinogramSplit::ByView) const;
+
+  // The split an MBIR solve works in on `numDevices` devices (this projector's count when 0): by row for parallel
+  // beam on several devices, none of them another process's, else by view. MBIR_SINOGRAM_SPLIT=view (or row,
+  // where it applies) overrides the choice, to compare the two.
+  SinogramSplit
+  solverSplit(int numDevices = 0) const;
+  // The floats of one device's shard in a split (padding included; the same on every device), and how many of
+  // device d's come first and are real.
+  std::size_t
+  shardSize(SinogramSplit split) const;
+  std::size_t
+  realShardSize(SinogramSplit split, int d) const;
+  // Copies a sinogram (split by view) into shards split by `split`, device by device; shards[d] holds
+  // shardSize(split) floats.
+  void
+  copyInSplit(const DeviceSinogram & sinogram, SinogramSplit split, const std::vector<float *> & shards) const;
 
   // --- distributed operations on shards; `batches[d]` names the same cylinders on device d, whose
   // values on device d are that device's slices (numSlices = the slice share). -------------------------
   // sinograms[d] += A(views of d, cylinders) values
   void
-  forward(const std::vector<CylinderBatch> & batches,
+  forward(SinogramSplit                      split,
+          const std::vector<CylinderBatch> & batches,
           const std::vector<const float *> & values,
           const std::vector<float *> &       sinograms) const;
   // values[d] = (A .^ power)^T (weights .* sinograms) over every device's views, at device d's slices;
   // weights empty means 1.
   void
-  back(const std::vector<const float *> & sinograms,
+  back(SinogramSplit                      split,
+       const std::vector<const float *> & sinograms,
        const std::vector<const float *> & weights,
        int                                power,
        const std::vector<CylinderBatch> & batches,
@@ -175,12 +203,24 @@ private:
     DeviceModel      model;
     DeviceArray<int> rorPixels;
     DeviceArray<int> allPixels;
+    DeviceModel      rowModel; // parallel beam: the geometry of this device's rows alone
   };
 
   void
   checkPixels(const std::vector<int> & pixels) const;
   std::size_t
   cylindersPerChunk(std::size_t pixels, const ShardLayout & slices) const;
+  // By row: each device projects its slices onto its rows of every view, alone.
+  void
+  forwardByRow(const std::vector<CylinderBatch> & batches,
+               const std::vector<const float *> & values,
+               const std::vector<float *> &       sinograms) const;
+  void
+  backByRow(const std::vector<const float *> & sinograms,
+            const std::vector<const float *> & weights,
+            int                                power,
+            const std::vector<CylinderBatch> & batches,
+            const std::vector<float *> &       values) const;
 
   Geometry                           m_Geometry;
   std::shared_ptr<const DeviceGroup> m_Group;
@@ -188,6 +228,7 @@ private:
   ShardLayout                        m_Slices;
   std::vector<int>                   m_RorPixels;
   std::vector<PerDevice>             m_Devices;
+  bool                               m_SplitByViewOnly = false; // MBIR_SINOGRAM_SPLIT=view
 };
 
 } // namespace mbir

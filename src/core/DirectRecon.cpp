@@ -73,7 +73,7 @@ filteredBackProjection(const Projector &                  projector,
     sources.push_back(filtered[d].data());
     targets.push_back(values[d].data());
   }
-  projector.back(sources, {}, 1, batches, targets);
+  projector.back(SinogramSplit::ByView, sources, {}, 1, batches, targets);
   filtered.clear();
   if (!sliceFactors.empty())
   {
@@ -224,13 +224,13 @@ normalisedBackProjection(const Projector & projector, const DeviceSinogram & sin
       p.push_back(x.data());
     return p;
   };
-  projector.forward(batches, constPointers(ones), pointers(rowSums));
+  projector.forward(SinogramSplit::ByView, batches, constPointers(ones), pointers(rowSums));
   for (int d = 0; d < n; ++d)
   {
     projector.device(d).divideWherePositive(sinogram.shard(d), rowSums[d].data(), rowSums[d].data(), rowSums[d].size());
   }
-  projector.back(constPointers(rowSums), {}, 1, batches, pointers(values));
-  projector.back(constPointers(ones), {}, 1, batches, pointers(columnSums));
+  projector.back(SinogramSplit::ByView, constPointers(rowSums), {}, 1, batches, pointers(values));
+  projector.back(SinogramSplit::ByView, constPointers(ones), {}, 1, batches, pointers(columnSums));
   for (int d = 0; d < n; ++d)
   {
     projector.device(d).divideWherePositive(values[d].data(), columnSums[d].data(), values[d].data(), values[d].size());

@@ -1,8 +1,10 @@
 #include "mbir/Projector.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 
 namespace mbir {
 namespace {
@@ -19,6 +21,19 @@ makeDeviceModel(const G & geometry, Backend & backend, DeviceAllocation & viewTa
   viewTable = backend.allocateBytes(bytes);
   backend.copyToDevice(views.data(), viewTable.get(), bytes);
   return GeometryModel<Params>{ geometry.kernelParams(), static_cast<const View *>(viewTable.get()) };
+}
+
+// MBIR_SINOGRAM_SPLIT: unset or "auto" lets the projector choose; "view" keeps every sinogram split by view.
+bool
+splitByViewOnly()
+{
+  const char *      text = std::getenv("MBIR_SINOGRAM_SPLIT");
+  const std::string value = text ? text : "";
+  if (value.empty() || value == "auto" || value == "row")
+    return false;
+  if (value == "view")
+    return true;
+  throw std::invalid_argument("MBIR_SINOGRAM_SPLIT is '" + value + "'; use view, row or auto (or leave it unset)");
 }
 
 } // namespace
@@ -39,6 +54,7 @@ Projector::Projector(Geometry geometry, std::shared_ptr<const DeviceGroup> devic
   m_Views = ShardLayout(sinogramShape().views, numDevices());
   m_Slices = ShardLayout(reconShape().slices, numDevices());
   m_RorPixels = detectorAndGridOf(m_Geometry).rorMask.pixelIndices(reconShape());
+  m_SplitByViewOnly = splitByViewOnly();
   std::vector<int> all(reconShape().numPixels());
   std::iota(all.begin(), all.end(), 0);
   m_Devices.resize(numDevices());
@@ -46,8 +62,73 @@ Projector::Projector(Geometry geometry, std::shared_ptr<const DeviceGroup> devic
   {
     PerDevice & pd = m_Devices[d];
     std::visit([&](const auto & g) { pd.model = makeDeviceModel(g, device(d), pd.viewTable); }, m_Geometry);
+    if (auto * parallel = std::get_if<ParallelBeamModel>(&pd.model))
+    {
+      ParallelBeamModel rows = *parallel;
+      rows.params.numDetRows = m_Slices.valid(d); // rows are slices; the shard's row stride too
+      pd.rowModel = rows;
+    }
     pd.rorPixels = device(d).upload(m_RorPixels.data(), m_RorPixels.size());
     pd.allPixels = device(d).upload(all.data(), all.size());
+  }
+}
+
+SinogramSplit
+Projector::solverSplit(int numDevices) const
+{
+  const int n = numDevices > 0 ? numDevices : this->numDevices();
+  bool      local = true;
+  for (int d = 0; d < this->numDevices(); ++d)
+    local = local && !device(d).remote();
+  const bool byRow = std::holds_alternative<ParallelBeamGeometry>(m_Geometry) && n > 1 && local && !m_SplitByViewOnly;
+  return byRow ? SinogramSplit::ByRow : SinogramSplit::ByView;
+}
+
+std::size_t
+Projector::shardSize(SinogramSplit split) const
+{
+  const SinogramShape & s = sinogramShape();
+  return split == SinogramSplit::ByRow ? static_cast<std::size_t>(s.views) * s.channels * m_Slices.perDevice
+                                       : sinogramShardSize();
+}
+
+std::size_t
+Projector::realShardSize(SinogramSplit split, int d) const
+{
+  const SinogramShape & s = sinogramShape();
+  return split == SinogramSplit::ByRow ? static_cast<std::size_t>(s.views) * s.channels * m_Slices.valid(d)
+                                       : static_cast<std::size_t>(m_Views.valid(d)) * s.rows * s.channels;
+}
+
+// By row, device d's shard is [view][channel][its rows]: from each device's views, the runs of d's rows of every
+// detector column.
+void
+Projector::copyInSplit(const DeviceSinogram & sinogram, SinogramSplit split, const std::vector<float *> & shards) const
+{
+  checkOnDevices(sinogram, "the sinogram");
+  if (split == SinogramSplit::ByView)
+  {
+    for (int d = 0; d < numDevices(); ++d)
+      device(d).copy(sinogram.shard(d), shards[d], sinogramShardSize());
+    return;
+  }
+  const SinogramShape & s = sinogramShape();
+  for (int d = 0; d < numDevices(); ++d)
+  {
+    const std::size_t rows = m_Slices.valid(d);
+    for (int e = 0; e < numDevices() && rows > 0; ++e)
+    {
+      const std::size_t columns = static_cast<std::size_t>(m_Views.valid(e)) * s.channels;
+      if (columns > 0)
+      {
+        device(d).copyRowsToDevice(sinogram.shard(e) + m_Slices.first(d),
+                                   s.rows * sizeof(float),
+                                   shards[d] + m_Views.first(e) * s.channels * rows,
+                                   rows * sizeof(float),
+                                   rows * sizeof(float),
+                                   columns);
+      }
+    }
   }
 }
 
@@ -106,9 +187,9 @@ Projector::cylindersPerChunk(std::size_t pixels, const ShardLayout & slices) con
 }
 
 std::size_t
-Projector::projectionWorkFloats(std::size_t pixels, int numDevices) const
+Projector::projectionWorkFloats(std::size_t pixels, int numDevices, SinogramSplit split) const
 {
-  if (numDevices <= 1)
+  if (numDevices <= 1 || split == SinogramSplit::ByRow)
   {
     return 0;
   }
@@ -120,10 +201,16 @@ Projector::projectionWorkFloats(std::size_t pixels, int numDevices) const
 // Sharded: per chunk of cylinders, one all-gather brings every owner's slices to every device (owner-major),
 // each device lays them out as whole cylinders and projects its views.
 void
-Projector::forward(const std::vector<CylinderBatch> & batches,
+Projector::forward(SinogramSplit                      split,
+                   const std::vector<CylinderBatch> & batches,
                    const std::vector<const float *> & values,
                    const std::vector<float *> &       sinograms) const
 {
+  if (split == SinogramSplit::ByRow)
+  {
+    forwardByRow(batches, values, sinograms);
+    return;
+  }
   const int         n = numDevices();
   const std::size_t pixels = batches[0].numPixels;
   const std::size_t per = m_Slices.perDevice, whole = m_Slices.padded();
@@ -171,12 +258,18 @@ Projector::forward(const std::vector<CylinderBatch> & batches,
 // Sharded: per chunk, each device back-projects its views onto whole cylinders and lays its sums out
 // owner-major, and one reduce-scatter leaves each owner the sum of its slices.
 void
-Projector::back(const std::vector<const float *> & sinograms,
+Projector::back(SinogramSplit                      split,
+                const std::vector<const float *> & sinograms,
                 const std::vector<const float *> & weights,
                 int                                power,
                 const std::vector<CylinderBatch> & batches,
                 const std::vector<float *> &       values) const
 {
+  if (split == SinogramSplit::ByRow)
+  {
+    backByRow(sinograms, weights, power, batches, values);
+    return;
+  }
   const int         n = numDevices();
   const std::size_t pixels = batches[0].numPixels;
   const std::size_t per = m_Slices.perDevice, whole = m_Slices.padded();
@@ -222,6 +315,43 @@ Projector::back(const std::vector<const float *> & sinograms,
       targets[owner] = values[owner] + start * per;
     }
     m_Group->communicator().reduceScatter(sums, targets, count * per);
+  }
+}
+
+// A device's rows are its slices, so its cylinder values start at its first row (firstSlice 0 of its row model).
+void
+Projector::forwardByRow(const std::vector<CylinderBatch> & batches,
+                        const std::vector<const float *> & values,
+                        const std::vector<float *> &       sinograms) const
+{
+  const ViewRange every{ 0, sinogramShape().views };
+  for (int d = 0; d < numDevices(); ++d)
+  {
+    if (m_Slices.valid(d) > 0 && batches[d].numPixels > 0)
+    {
+      const CylinderBatch batch{ batches[d].pixels, batches[d].numPixels, batches[d].numSlices, 0 };
+      device(d).forwardProject(m_Devices[d].rowModel, batch, values[d], every, sinograms[d]);
+    }
+  }
+}
+
+void
+Projector::backByRow(const std::vector<const float *> & sinograms,
+                     const std::vector<const float *> & weights,
+                     int                                power,
+                     const std::vector<CylinderBatch> & batches,
+                     const std::vector<float *> &       values) const
+{
+  const ViewRange every{ 0, sinogramShape().views };
+  for (int d = 0; d < numDevices(); ++d)
+  {
+    const CylinderBatch batch{ batches[d].pixels, batches[d].numPixels, batches[d].numSlices, 0 };
+    device(d).fillZero(values[d], static_cast<std::size_t>(batch.numPixels) * batch.numSlices * sizeof(float));
+    if (m_Slices.valid(d) > 0 && batch.numPixels > 0)
+    {
+      device(d).backProject(
+        m_Devices[d].rowModel, batch, sinograms[d], weights.empty() ? nullptr : weights[d], every, power, values[d]);
+    }
   }
 }
 
@@ -279,7 +409,7 @@ Projector::forwardProject(const DeviceVolume & recon) const
     values.push_back(cylinders[d].data());
     targets.push_back(sinogram.shard(d));
   }
-  forward(batches, values, targets);
+  forward(SinogramSplit::ByView, batches, values, targets);
   return sinogram;
 }
 
@@ -298,7 +428,7 @@ Projector::backProject(const DeviceSinogram & sinogram) const
     values.push_back(cylinders[d].data());
     sources.push_back(sinogram.shard(d));
   }
-  back(sources, {}, 1, batches, values);
+  back(SinogramSplit::ByView, sources, {}, 1, batches, values);
   DeviceVolume volume(m_Group, reconShape());
   for (int d = 0; d < numDevices(); ++d)
   {
@@ -334,7 +464,7 @@ Projector::hessianDiagonal(const DeviceSinogram * weights) const
     batches.push_back(allCylinders(d)); // every pixel, in order: the values are the volume shard
     values.push_back(hessian.shard(d));
   }
-  back(sources, {}, 2, batches, values);
+  back(SinogramSplit::ByView, sources, {}, 2, batches, values);
   return hessian;
 }
 
@@ -398,7 +528,7 @@ Projector::sparseForwardProject(const float * values, const std::vector<int> & p
   }
   if (!pixels.empty())
   {
-    forward(batches, sources, targets);
+    forward(SinogramSplit::ByView, batches, sources, targets);
   }
   return sinogram.download();
 }
@@ -426,7 +556,7 @@ Projector::sparseBackProject(const float * sinogram, const std::vector<int> & pi
   }
   if (!pixels.empty())
   {
-    back(sources, {}, power, batches, targets);
+    back(SinogramSplit::ByView, sources, {}, power, batches, targets);
   }
   return cylinders.download();
 }

@@ -22,16 +22,18 @@ namespace mbir {
 namespace {
 
 // The projector as VCD's data term: the error sinogram e = y - A x and the weights stay on the devices,
-// split by view; the data Hessian diagonal is split by slice like the volume.
+// split as the projector's solverSplit() says; the data Hessian diagonal is split by slice like the volume.
 class ProjectorDataTerm final : public detail::DataTerm
 {
 public:
   ProjectorDataTerm(const Projector &                projector,
+                    SinogramSplit                    split,
                     detail::PerDevice<float *>       error,
                     detail::PerDevice<const float *> weights,
                     detail::PerDevice<const float *> hessian,
                     double                           meanWeight)
     : m_Projector(projector)
+    , m_Split(split)
     , m_Error(std::move(error))
     , m_Weights(std::move(weights))
     , m_Hessian(std::move(hessian))
@@ -39,7 +41,7 @@ public:
   {
     for (int d = 0; d < projector.numDevices(); ++d)
     {
-      m_Change.push_back(projector.device(d).allocate<float>(projector.sinogramShardSize()));
+      m_Change.push_back(projector.device(d).allocate<float>(projector.shardSize(split)));
     }
   }
 
@@ -49,7 +51,7 @@ public:
            const detail::PerDevice<float *> &       hessian,
            bool &                                   hessianIsOne) override
   {
-    m_Projector.back({ m_Error.begin(), m_Error.end() }, m_Weights, 1, subset, gradient);
+    m_Projector.back(m_Split, { m_Error.begin(), m_Error.end() }, m_Weights, 1, subset, gradient);
     for (int d = 0; d < m_Projector.numDevices(); ++d)
     {
       m_Projector.device(d).gatherCylinders(m_Hessian[d], subset[d], hessian[d]);
@@ -65,7 +67,7 @@ public:
       m_Projector.device(d).fillZero(m_Change[d].data(), m_Change[d].size() * sizeof(float));
       change.push_back(m_Change[d].data());
     }
-    m_Projector.forward(subset, delta, change);
+    m_Projector.forward(m_Split, subset, delta, change);
   }
   double
   predictedNorm() override
@@ -108,12 +110,11 @@ public:
   }
 
 private:
-  // The real views of device d's shard, which come first.
+  // The real entries of device d's shard, which come first.
   std::size_t
   realSize(int d) const
   {
-    const SinogramShape & s = m_Projector.sinogramShape();
-    return static_cast<std::size_t>(m_Projector.viewLayout().valid(d)) * s.rows * s.channels;
+    return m_Projector.realShardSize(m_Split, d);
   }
   const float *
   weightsOf(int d) const
@@ -122,6 +123,7 @@ private:
   }
 
   const Projector &                     m_Projector;
+  SinogramSplit                         m_Split;
   detail::PerDevice<float *>            m_Error;
   detail::PerDevice<const float *>      m_Weights;
   detail::PerDevice<const float *>      m_Hessian;
@@ -569,8 +571,8 @@ Reconstructor::solve(const DeviceSinogram & sinogram, // what it allocates, memo
   const int             n = group.size();
   const SinogramShape & sinoShape = m_Projector.sinogramShape();
   const ReconShape &    shape = m_Projector.reconShape();
-  const ShardLayout &   views = m_Projector.viewLayout();
   const ShardLayout &   slices = m_Projector.sliceLayout();
+  const SinogramSplit   split = m_Projector.solverSplit();
   DeviceReconResult     result;
   result.regularization = reg;
   const auto log = detail::makeLog(m_Params.logSink, result.logText);
@@ -581,12 +583,33 @@ Reconstructor::solve(const DeviceSinogram & sinogram, // what it allocates, memo
          << ", sigma_y " << reg.sigmaY << ", sigma_x " << reg.sigmaX;
     if (proxInput)
       head << ", proximal prior sigma_prox " << reg.sigmaProx;
+    if (split == SinogramSplit::ByRow)
+      head << ", split by detector row (no exchange in projections)";
     log(head.str());
     if (!reg.note.empty())
       log(reg.note);
   }
   const double meanWeight = weights ? weightSum(*weights) / double(sinoShape.size()) : 1.0;
-  auto realSize = [&](int d) { return static_cast<std::size_t>(views.valid(d)) * sinoShape.rows * sinoShape.channels; };
+  auto         realSize = [&](int d) { return m_Projector.realShardSize(split, d); };
+  // The data in the solver's split: the caller's shards by view, a copy by row.
+  auto inSplit = [&](const DeviceSinogram & data, detail::PerDevice<DeviceArray<float>> & copies) {
+    detail::PerDevice<const float *> shards;
+    if (split == SinogramSplit::ByView)
+    {
+      for (int d = 0; d < n; ++d)
+        shards.push_back(data.shard(d));
+      return shards;
+    }
+    std::vector<float *> targets;
+    for (int d = 0; d < n; ++d)
+    {
+      copies.push_back(group.device(d).allocate<float>(m_Projector.shardSize(split)));
+      targets.push_back(copies[d].data());
+      shards.push_back(copies[d].data());
+    }
+    m_Projector.copyInSplit(data, split, targets);
+    return shards;
+  };
 
   // Hessian diagonal of the data term, diag(A^T W A), at every pixel.
   const DeviceVolume hessian = m_Projector.hessianDiagonal(weights);
@@ -612,7 +635,11 @@ Reconstructor::solve(const DeviceSinogram & sinogram, // what it allocates, memo
     directReconInto(m_Projector, sinogram, x);
   }
 
-  // Error sinogram e = y - A x0, each device its own views.
+  detail::PerDevice<DeviceArray<float>>  weightCopies;
+  const detail::PerDevice<const float *> weightShards =
+    weights ? inSplit(*weights, weightCopies) : detail::PerDevice<const float *>{};
+
+  // Error sinogram e = y - A x0, each device its own part.
   detail::PerDevice<DeviceArray<float>> error;
   {
     detail::PerDevice<DeviceArray<float>> cylinders;
@@ -621,7 +648,7 @@ Reconstructor::solve(const DeviceSinogram & sinogram, // what it allocates, memo
     std::vector<float *>                  targets;
     for (int d = 0; d < n; ++d)
     {
-      error.push_back(group.device(d).allocate<float>(m_Projector.sinogramShardSize()));
+      error.push_back(group.device(d).allocate<float>(m_Projector.shardSize(split)));
       ror.push_back(m_Projector.rorCylinders(d));
       cylinders.push_back(
         group.device(d).allocate<float>(static_cast<std::size_t>(ror[d].numPixels) * ror[d].numSlices));
@@ -629,17 +656,19 @@ Reconstructor::solve(const DeviceSinogram & sinogram, // what it allocates, memo
       values.push_back(cylinders[d].data());
       targets.push_back(error[d].data());
     }
-    m_Projector.forward(ror, values, targets);
+    m_Projector.forward(split, ror, values, targets);
   }
-  float scale = 1.0f;
+  detail::PerDevice<DeviceArray<float>>  dataCopies;
+  const detail::PerDevice<const float *> data = inSplit(sinogram, dataCopies);
+  float                                  scale = 1.0f;
   if (init.kind == InitialImage::Kind::DirectRecon)
   {
     // Least-squares intensity scale of the direct recon.
     std::vector<double> ab, bb;
     for (int d = 0; d < n; ++d)
     {
-      const Backend::WeightedProducts p = group.device(d).weightedProducts(
-        sinogram.shard(d), error[d].data(), weights ? weights->shard(d) : nullptr, realSize(d));
+      const Backend::WeightedProducts p =
+        group.device(d).weightedProducts(data[d], error[d].data(), weights ? weightShards[d] : nullptr, realSize(d));
       ab.push_back(p.ab);
       bb.push_back(p.bb);
     }
@@ -653,8 +682,9 @@ Reconstructor::solve(const DeviceSinogram & sinogram, // what it allocates, memo
   }
   for (int d = 0; d < n; ++d)
   {
-    group.device(d).axpby(1.0f, sinogram.shard(d), -scale, error[d].data(), realSize(d));
+    group.device(d).axpby(1.0f, data[d], -scale, error[d].data(), realSize(d));
   }
+  dataCopies.clear();
 
   // Partitions of the ROR pixels for the granularities the schedule uses, on every device.
   std::mt19937_64        random(m_Params.seed);
@@ -751,18 +781,16 @@ Reconstructor::solve(const DeviceSinogram & sinogram, // what it allocates, memo
   volume.slices = slices;
   volume.shape = shape;
   detail::PerDevice<float *>       errors;
-  detail::PerDevice<const float *> weightShards, hessianShards;
+  detail::PerDevice<const float *> hessianShards;
   for (int d = 0; d < n; ++d)
   {
     volume.shards.push_back(x.shard(d));
     volume.all.push_back(m_Projector.allCylinders(d));
     errors.push_back(error[d].data());
-    if (weights)
-      weightShards.push_back(weights->shard(d));
     hessianShards.push_back(hessian.shard(d));
   }
-  ProjectorDataTerm        data(m_Projector, errors, weightShards, hessianShards, meanWeight);
-  const detail::VcdOutcome outcome = detail::runVcd(volume, data, prior, partitions, schedule, settings, random);
+  ProjectorDataTerm        dataTerm(m_Projector, split, errors, weightShards, hessianShards, meanWeight);
+  const detail::VcdOutcome outcome = detail::runVcd(volume, dataTerm, prior, partitions, schedule, settings, random);
   result.log = outcome.log;
   result.stoppedOnThreshold = outcome.stoppedOnThreshold;
   reg.sigmaY = static_cast<float>(reg.sigmaY * outcome.sigmaYFactor);
@@ -786,6 +814,18 @@ Reconstructor::memoryNeed(const SolveCall & call, int numDevices) const
   const std::size_t     R = ror * slices.perDevice;           // their cylinders in a shard
   const std::size_t     workspace = m_Projector.device(0).workspaceBytes(shard) / sizeof(float);
   auto                  projection = [&](std::size_t pixels) { return m_Projector.projectionWorkFloats(pixels, n); };
+  // The error and change sinograms in the solver's split; by row, the weights and (while e is made) the data
+  // copied into it.
+  const SinogramSplit split = m_Projector.solverSplit(n);
+  const SinogramShape splitShard =
+    split == SinogramSplit::ByRow ? SinogramShape{ s.views, slices.perDevice, s.channels } : shard;
+  const std::size_t E = splitShard.size();
+  const std::size_t splitCopy = split == SinogramSplit::ByRow ? E : 0;
+  const std::size_t weightCopy = call.weights ? splitCopy : 0;
+  const std::size_t splitWorkspace = m_Projector.device(0).workspaceBytes(splitShard) / sizeof(float);
+  auto              solverProjection = [&](std::size_t pixels) {
+    return m_Projector.projectionWorkFloats(pixels, n, split) + splitWorkspace;
+  };
 
   // The partitions of the granularities the schedule uses (as randomPartition makes them), and the
   // largest subset, which sizes VCD's scratch.
@@ -820,14 +860,14 @@ Reconstructor::memoryNeed(const SolveCall & call, int numDevices) const
                : 2 * V + std::max(R, S) + S + 2 * R + std::max(projection(ror), R);
   }
   // Error sinogram e = y - A x0: the ROR cylinders of x0 and their forward projection.
-  const std::size_t error = 2 * V + S + R + projection(ror) + workspace;
+  const std::size_t error = 2 * V + weightCopy + E + std::max(R + solverProjection(ror), splitCopy);
   // VCD: x, Hessian, error and change sinograms, partitions, per-subset scratch and halos, and the
   // largest transient of a subset (projections, or the prior cost's plane or difference volume).
   const std::size_t scratch = (m_Params.positivity ? 6 : 5) * largest * slices.perDevice;
   const std::size_t halos = n > 1 && !call.proxInput ? 3 * largest : 0;
   const std::size_t priorCost = !m_Params.computePriorLoss ? 0 : call.proxInput ? V : (n > 1 ? r.numPixels() : 0);
   const std::size_t vcd =
-    2 * V + 2 * S + partitionInts + scratch + halos + std::max(projection(largest) + workspace, priorCost);
+    2 * V + 2 * E + weightCopy + partitionInts + scratch + halos + std::max(solverProjection(largest), priorCost);
 
   MemoryNeed need;
   need.perDevice = (inputs + std::max({ upload, hessian, direct, error, vcd })) * sizeof(float);

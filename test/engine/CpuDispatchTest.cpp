@@ -21,46 +21,12 @@
 #include <utility>
 
 using namespace mbir;
+using test::ScopedEnvironment;
 
 namespace {
 
-// Sets an environment variable for the scope (unsets it for nullopt) and restores what the test was started with.
-class ScopedEnvironment
-{
-public:
-  ScopedEnvironment(std::string name, const std::optional<std::string> & value)
-    : m_Name(std::move(name))
-  {
-    if (const char * old = std::getenv(m_Name.c_str()))
-    {
-      m_Old = old;
-    }
-    set(value);
-  }
-  ~ScopedEnvironment() { set(m_Old); }
-  ScopedEnvironment(const ScopedEnvironment &) = delete;
-  ScopedEnvironment &
-  operator=(const ScopedEnvironment &) = delete;
-
-private:
-  void
-  set(const std::optional<std::string> & value) const
-  {
-    if (value)
-    {
-      setenv(m_Name.c_str(), value->c_str(), 1);
-    }
-    else
-    {
-      unsetenv(m_Name.c_str());
-    }
-  }
-  std::string                m_Name;
-  std::optional<std::string> m_Old;
-};
-
 // MBIR_CPU_DISPATCH for the scope.
-class ScopedDispatch : public ScopedEnvironment
+class ScopedDispatch : public test::ScopedEnvironment
 {
 public:
   explicit ScopedDispatch(const std::optional<std::string> & path)

@@ -21,6 +21,7 @@
 using namespace mbir;
 using mbir::test::cpuDevices;
 using mbir::test::expectInvalid;
+using mbir::test::ScopedEnvironment;
 
 namespace {
 
@@ -298,48 +299,152 @@ TEST(Communicators, HostCommunicatorDoesEveryCollective)
   }
 }
 
-// Each VCD subset moves its data in one reduce-scatter (the gradient's back projection) and one all-gather
-// (the prediction's forward projection), whatever the number of devices. Counted between the progress
-// reports that follow every subset, over the 16 and 64 subsets of a recon's third and fourth iterations
-// (the larger subsets before them are projected in chunks, to bound the transient memory).
-TEST(Communicators, OneReduceScatterAndOneAllGatherPerSubset)
+// Split by view, each VCD subset moves its data in one reduce-scatter (the gradient's back projection) and one
+// all-gather (the prediction's forward projection), whatever the number of devices; split by detector row, which
+// parallel beam chooses, it moves none. Counted between the progress reports that follow every subset, over the 16
+// and 64 subsets of a recon's third and fourth iterations (the larger subsets before them are projected in chunks,
+// to bound the transient memory).
+TEST(Communicators, OneReduceScatterAndOneAllGatherPerSubsetByViewNoneByRow)
 {
   const ParallelBeamGeometry geometry(SinogramShape{ 24, 12, 40 }, test::evenAngles(24, M_PI));
-  for (const int n : { 2, 3, 4 })
+  for (const std::string split : { "view", "auto" })
   {
-    SCOPED_TRACE(std::to_string(n) + " CPU devices");
-    std::vector<std::shared_ptr<Backend>> backends;
-    for (int d = 0; d < n; ++d)
-      backends.push_back(makeCpuBackend());
-    test::CountingCommunicator * counts = nullptr;
-    const auto  group = std::make_shared<const DeviceGroup>(backends, [&counts](std::vector<Backend *> devices) {
-      auto counting = std::make_unique<test::CountingCommunicator>(makeCommunicator(devices), int(devices.size()));
-      counts = counting.get();
-      return std::unique_ptr<Communicator>(std::move(counting));
-    });
-    ReconParams params;
-    params.verbose = 0;
-    params.maxIterations = 4;
-    params.stopThresholdChangePct = 0.0f;
-    std::vector<std::array<int, 3>> seen; // reduce-scatters, all-gathers, broadcasts after each subset
-    params.progress = [&counts, &seen](double) {
-      seen.push_back({ counts->reduceScatters, counts->allGathers, counts->broadcasts });
-      return true;
-    };
-    const Reconstructor      reconstructor(geometry, group, params);
-    const std::vector<float> sino =
-      reconstructor.forwardProject(sheppLoganLowDynamicRange(reconstructor.projector().reconShape()));
-    const ReconResult result = reconstructor.recon(sino);
-    ASSERT_EQ(result.log.size(), 4u);
-    ASSERT_EQ(result.log[2].numSubsets + result.log[3].numSubsets, 16 + 64);
-    ASSERT_EQ(seen.size(), 1u + 4u + 16u + 64u);
-    for (std::size_t s = 1 + 4 + 1; s < seen.size(); ++s)
+    const ScopedEnvironment choice("MBIR_SINOGRAM_SPLIT", split);
+    const int               perSubset = split == "view" ? 1 : 0;
+    for (const int n : { 2, 3, 4 })
     {
-      EXPECT_EQ(seen[s][0] - seen[s - 1][0], 1) << "subset " << s;
-      EXPECT_EQ(seen[s][1] - seen[s - 1][1], 1) << "subset " << s;
-      EXPECT_EQ(seen[s][2] - seen[s - 1][2], 0) << "subset " << s;
+      SCOPED_TRACE(std::to_string(n) + " CPU devices, MBIR_SINOGRAM_SPLIT=" + split);
+      std::vector<std::shared_ptr<Backend>> backends;
+      for (int d = 0; d < n; ++d)
+        backends.push_back(makeCpuBackend());
+      test::CountingCommunicator * counts = nullptr;
+      const auto  group = std::make_shared<const DeviceGroup>(backends, [&counts](std::vector<Backend *> devices) {
+        auto counting = std::make_unique<test::CountingCommunicator>(makeCommunicator(devices), int(devices.size()));
+        counts = counting.get();
+        return std::unique_ptr<Communicator>(std::move(counting));
+      });
+      ReconParams params;
+      params.verbose = 0;
+      params.maxIterations = 4;
+      params.stopThresholdChangePct = 0.0f;
+      std::vector<std::array<int, 3>> seen; // reduce-scatters, all-gathers, broadcasts after each subset
+      params.progress = [&counts, &seen](double) {
+        seen.push_back({ counts->reduceScatters, counts->allGathers, counts->broadcasts });
+        return true;
+      };
+      const Reconstructor reconstructor(geometry, group, params);
+      EXPECT_EQ(reconstructor.projector().solverSplit(), perSubset == 1 ? SinogramSplit::ByView : SinogramSplit::ByRow);
+      const std::vector<float> sino =
+        reconstructor.forwardProject(sheppLoganLowDynamicRange(reconstructor.projector().reconShape()));
+      const ReconResult result = reconstructor.recon(sino);
+      ASSERT_EQ(result.log.size(), 4u);
+      ASSERT_EQ(result.log[2].numSubsets + result.log[3].numSubsets, 16 + 64);
+      ASSERT_EQ(seen.size(), 1u + 4u + 16u + 64u);
+      for (std::size_t s = 1 + 4 + 1; s < seen.size(); ++s)
+      {
+        EXPECT_EQ(seen[s][0] - seen[s - 1][0], perSubset) << "subset " << s;
+        EXPECT_EQ(seen[s][1] - seen[s - 1][1], perSubset) << "subset " << s;
+        EXPECT_EQ(seen[s][2] - seen[s - 1][2], 0) << "subset " << s;
+      }
     }
   }
+}
+
+// Parallel beam split by detector row gives what the split by view gives: the projections shard by shard, and
+// MBIR with weights, a direct-recon start and a device that holds no row (13 views, 11 slices on 4 and 8 devices).
+TEST(SinogramSplit, ByRowEqualsByView)
+{
+  const ParallelBeamGeometry geometry(SinogramShape{ 13, 11, 24 }, test::evenAngles(13, M_PI));
+  const Projector            one(geometry, makeCpuBackend());
+  const std::vector<float>   x = sheppLoganLowDynamicRange(one.reconShape());
+  const std::vector<float>   y = one.forwardProject(x.data());
+  const std::vector<float>   w = test::uniformRandom(y.size(), 5, 0.5f, 1.5f);
+  for (const int n : { 4, 8 })
+  {
+    SCOPED_TRACE(std::to_string(n) + " CPU devices");
+    const auto      devices = cpuDevices(n);
+    const Projector projector(geometry, devices);
+    ASSERT_EQ(projector.solverSplit(), SinogramSplit::ByRow);
+    const SinogramShape & s = projector.sinogramShape();
+    const DeviceSinogram  sinogram = DeviceSinogram::upload(devices, ArrayView3(y, s));
+    const DeviceVolume    volume = DeviceVolume::upload(devices, ArrayView3(x, projector.reconShape()));
+
+    // Forward: by row equals the by-view result rearranged by row.
+    std::vector<DeviceArray<float>> cylinders, byRow, expected;
+    std::vector<CylinderBatch>      batches;
+    std::vector<const float *>      values;
+    std::vector<float *>            rowTargets, expectedTargets;
+    const DeviceSinogram            byView = projector.forwardProject(volume);
+    for (int d = 0; d < n; ++d)
+    {
+      batches.push_back(projector.rorCylinders(d));
+      cylinders.push_back(devices->device(d).allocate<float>(std::size_t(batches[d].numPixels) * batches[d].numSlices));
+      devices->device(d).gatherCylinders(volume.shard(d), batches[d], cylinders[d].data());
+      values.push_back(cylinders[d].data());
+      byRow.push_back(devices->device(d).allocate<float>(projector.shardSize(SinogramSplit::ByRow)));
+      expected.push_back(devices->device(d).allocate<float>(projector.shardSize(SinogramSplit::ByRow)));
+      rowTargets.push_back(byRow[d].data());
+      expectedTargets.push_back(expected[d].data());
+    }
+    projector.forward(SinogramSplit::ByRow, batches, values, rowTargets);
+    projector.copyInSplit(byView, SinogramSplit::ByRow, expectedTargets);
+    std::vector<float> got, want; // every device's real entries
+    for (int d = 0; d < n; ++d)
+    {
+      const std::size_t real = projector.realShardSize(SinogramSplit::ByRow, d);
+      EXPECT_EQ(real, std::size_t(s.views) * s.channels * projector.sliceLayout().valid(d));
+      got.insert(got.end(), byRow[d].data(), byRow[d].data() + real);
+      want.insert(want.end(), expected[d].data(), expected[d].data() + real);
+    }
+    ASSERT_EQ(want.size(), y.size());
+    EXPECT_LT(test::relativeError(got, want), 1e-6);
+
+    // Back: the by-row shards back-projected equal the back projection of the whole sinogram.
+    std::vector<DeviceArray<float>> backValues;
+    std::vector<float *>            backTargets;
+    std::vector<const float *>      sources;
+    projector.copyInSplit(sinogram, SinogramSplit::ByRow, rowTargets);
+    for (int d = 0; d < n; ++d)
+    {
+      backValues.push_back(
+        devices->device(d).allocate<float>(std::size_t(batches[d].numPixels) * batches[d].numSlices));
+      backTargets.push_back(backValues[d].data());
+      sources.push_back(byRow[d].data());
+    }
+    projector.back(SinogramSplit::ByRow, sources, {}, 1, batches, backTargets);
+    DeviceVolume backByRow(devices, projector.reconShape());
+    for (int d = 0; d < n; ++d)
+      devices->device(d).scatterAddCylinders(1.0f, backValues[d].data(), batches[d], backByRow.shard(d));
+    EXPECT_LT(test::relativeError(backByRow.download(), one.backProject(y.data())), 1e-6);
+
+    // MBIR with weights from a direct-recon start: by row equals by view.
+    const Reconstructor      rows(geometry, devices, test::threeIterationParams(geometry));
+    const std::vector<float> rowRecon = rows.recon(ArrayView3(y, s), ArrayView3(w, s)).recon;
+    const ScopedEnvironment  viewOnly("MBIR_SINOGRAM_SPLIT", std::string("view"));
+    const Reconstructor      views(geometry, devices, test::threeIterationParams(geometry));
+    ASSERT_EQ(views.projector().solverSplit(), SinogramSplit::ByView);
+    EXPECT_LT(nrmse(rowRecon, views.recon(ArrayView3(y, s), ArrayView3(w, s)).recon), 1e-5);
+  }
+}
+
+// The split is by view wherever a projection by row could not be: other geometries, one device, or on request.
+TEST(SinogramSplit, ChosenOnlyWhereItApplies)
+{
+  for (const test::NamedGeometry & named : test::primeShardCases())
+  {
+    SCOPED_TRACE(named.name);
+    const bool parallel = std::holds_alternative<ParallelBeamGeometry>(named.geometry);
+    EXPECT_EQ(Projector(named.geometry, cpuDevices(3)).solverSplit(),
+              parallel ? SinogramSplit::ByRow : SinogramSplit::ByView);
+    EXPECT_EQ(Projector(named.geometry, makeCpuBackend()).solverSplit(), SinogramSplit::ByView);
+  }
+  const ParallelBeamGeometry geometry(SinogramShape{ 8, 4, 12 }, test::evenAngles(8, M_PI));
+  {
+    const ScopedEnvironment viewOnly("MBIR_SINOGRAM_SPLIT", std::string("view"));
+    EXPECT_EQ(Projector(geometry, cpuDevices(2)).solverSplit(), SinogramSplit::ByView);
+  }
+  const ScopedEnvironment bad("MBIR_SINOGRAM_SPLIT", std::string("rows"));
+  expectInvalid([&] { Projector(geometry, cpuDevices(2)); }, "MBIR_SINOGRAM_SPLIT is 'rows'; use view, row or auto");
 }
 
 TEST(Communicators, GpuCommunicatorsRefuseCpuDevices)

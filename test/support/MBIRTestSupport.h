@@ -9,15 +9,53 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mbir::test {
+
+// Sets an environment variable for the scope (unsets it for nullopt) and restores what the test was started with.
+class ScopedEnvironment
+{
+public:
+  ScopedEnvironment(std::string name, const std::optional<std::string> & value)
+    : m_Name(std::move(name))
+  {
+    if (const char * old = std::getenv(m_Name.c_str()))
+    {
+      m_Old = old;
+    }
+    set(value);
+  }
+  ~ScopedEnvironment() { set(m_Old); }
+  ScopedEnvironment(const ScopedEnvironment &) = delete;
+  ScopedEnvironment &
+  operator=(const ScopedEnvironment &) = delete;
+
+private:
+  void
+  set(const std::optional<std::string> & value) const
+  {
+    if (value)
+    {
+      setenv(m_Name.c_str(), value->c_str(), 1);
+    }
+    else
+    {
+      unsetenv(m_Name.c_str());
+    }
+  }
+  std::string                m_Name;
+  std::optional<std::string> m_Old;
+};
 
 // n CPU devices joined in one group by the engine's communicator for them.
 inline std::shared_ptr<const DeviceGroup>
