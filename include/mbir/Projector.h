@@ -5,7 +5,7 @@
 // cylinders, the owners of the slices sum them), a forward projection an all-gather (every owner's
 // slices reach every device, which projects the whole cylinders onto its views), in chunks of cylinders
 // a fraction of a volume shard big, so transient memory does not grow with the problem.
-// Parallel beam over several devices of one process may instead split the solver's sinograms by detector row
+// Parallel beam over several GPUs of one process instead splits the solver's sinograms by detector row
 // (SinogramSplit::ByRow): slice k meets row k only, so each device projects its slices onto its rows of every
 // view and nothing is exchanged.
 // The host-array methods take and return the public layouts; the arrays passed in are never modified.
@@ -15,6 +15,7 @@
 #include "mbir/Geometry.h"
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace mbir {
@@ -128,8 +129,8 @@ public:
   projectionWorkFloats(std::size_t pixels, int numDevices, SinogramSplit split = SinogramSplit::ByView) const;
 
   // The split an MBIR solve works in on `numDevices` devices (this projector's count when 0): by row for parallel
-  // beam on several devices, none of them another process's, else by view. MBIR_SINOGRAM_SPLIT=view (or row,
-  // where it applies) overrides the choice, to compare the two.
+  // beam on several devices of this process with memories of their own (GPUs), else by view.
+  // MBIR_SINOGRAM_SPLIT=row (where it applies) or view overrides the choice, to compare the two.
   SinogramSplit
   solverSplit(int numDevices = 0) const;
   // The floats of one device's shard in a split (padding included; the same on every device), and how many of
@@ -228,7 +229,7 @@ private:
   ShardLayout                        m_Slices;
   std::vector<int>                   m_RorPixels;
   std::vector<PerDevice>             m_Devices;
-  bool                               m_SplitByViewOnly = false; // MBIR_SINOGRAM_SPLIT=view
+  std::optional<SinogramSplit>       m_RequestedSplit; // MBIR_SINOGRAM_SPLIT
 };
 
 } // namespace mbir

@@ -3,6 +3,7 @@
 // policy, a prepared sinogram scattered once, and the host communicator's collectives.
 
 #include "CommunicatorContract.h"
+#include "FaultInjection.h"
 #include "MBIRTestSupport.h"
 #include "SpecGeometries.h"
 #include "mbir/Denoiser.h"
@@ -300,14 +301,14 @@ TEST(Communicators, HostCommunicatorDoesEveryCollective)
 }
 
 // Split by view, each VCD subset moves its data in one reduce-scatter (the gradient's back projection) and one
-// all-gather (the prediction's forward projection), whatever the number of devices; split by detector row, which
-// parallel beam chooses, it moves none. Counted between the progress reports that follow every subset, over the 16
-// and 64 subsets of a recon's third and fourth iterations (the larger subsets before them are projected in chunks,
+// all-gather (the prediction's forward projection), whatever the number of devices; split by detector row (parallel
+// beam on GPUs, here asked for) it moves none. Counted between the progress reports that follow every subset, over the
+// 16 and 64 subsets of a recon's third and fourth iterations (the larger subsets before them are projected in chunks,
 // to bound the transient memory).
 TEST(Communicators, OneReduceScatterAndOneAllGatherPerSubsetByViewNoneByRow)
 {
   const ParallelBeamGeometry geometry(SinogramShape{ 24, 12, 40 }, test::evenAngles(24, M_PI));
-  for (const std::string split : { "view", "auto" })
+  for (const std::string split : { "view", "row" })
   {
     const ScopedEnvironment choice("MBIR_SINOGRAM_SPLIT", split);
     const int               perSubset = split == "view" ? 1 : 0;
@@ -354,6 +355,7 @@ TEST(Communicators, OneReduceScatterAndOneAllGatherPerSubsetByViewNoneByRow)
 // MBIR with weights, a direct-recon start and a device that holds no row (13 views, 11 slices on 4 and 8 devices).
 TEST(SinogramSplit, ByRowEqualsByView)
 {
+  const ScopedEnvironment    byRow("MBIR_SINOGRAM_SPLIT", std::string("row"));
   const ParallelBeamGeometry geometry(SinogramShape{ 13, 11, 24 }, test::evenAngles(13, M_PI));
   const Projector            one(geometry, makeCpuBackend());
   const std::vector<float>   x = sheppLoganLowDynamicRange(one.reconShape());
@@ -427,21 +429,57 @@ TEST(SinogramSplit, ByRowEqualsByView)
   }
 }
 
-// The split is by view wherever a projection by row could not be: other geometries, one device, or on request.
-TEST(SinogramSplit, ChosenOnlyWhereItApplies)
+namespace {
+
+// A CPU device that claims a memory of its own, as a GPU has.
+class OwnMemoryBackend final : public test::FaultyBackend
+{
+public:
+  explicit OwnMemoryBackend(int memory)
+    : FaultyBackend(makeCpuBackend(), std::make_shared<test::FaultPlan>())
+    , m_Memory(memory)
+  {}
+  int
+  memoryPool() const override
+  {
+    return m_Memory;
+  }
+
+private:
+  int m_Memory;
+};
+
+std::shared_ptr<const DeviceGroup>
+ownMemoryDevices(int n)
+{
+  std::vector<std::shared_ptr<Backend>> devices;
+  for (int d = 0; d < n; ++d)
+    devices.push_back(std::make_shared<OwnMemoryBackend>(d));
+  return std::make_shared<const DeviceGroup>(devices, CommunicatorKind::Host);
+}
+
+} // namespace
+
+// By row for parallel beam on devices with memories of their own (GPUs), where an exchange crosses a link; by view
+// on CPU devices (one shared memory), for other geometries, on one device, or as MBIR_SINOGRAM_SPLIT asks.
+TEST(SinogramSplit, ChosenWhereItSavesAnExchange)
 {
   for (const test::NamedGeometry & named : test::primeShardCases())
   {
     SCOPED_TRACE(named.name);
-    const bool parallel = std::holds_alternative<ParallelBeamGeometry>(named.geometry);
-    EXPECT_EQ(Projector(named.geometry, cpuDevices(3)).solverSplit(),
-              parallel ? SinogramSplit::ByRow : SinogramSplit::ByView);
+    const SinogramSplit rowsIfParallel =
+      std::holds_alternative<ParallelBeamGeometry>(named.geometry) ? SinogramSplit::ByRow : SinogramSplit::ByView;
+    EXPECT_EQ(Projector(named.geometry, ownMemoryDevices(3)).solverSplit(), rowsIfParallel);
+    EXPECT_EQ(Projector(named.geometry, cpuDevices(3)).solverSplit(), SinogramSplit::ByView);
+    EXPECT_EQ(Projector(named.geometry, ownMemoryDevices(1)).solverSplit(), SinogramSplit::ByView);
+    const ScopedEnvironment byRow("MBIR_SINOGRAM_SPLIT", std::string("row"));
+    EXPECT_EQ(Projector(named.geometry, cpuDevices(3)).solverSplit(), rowsIfParallel);
     EXPECT_EQ(Projector(named.geometry, makeCpuBackend()).solverSplit(), SinogramSplit::ByView);
   }
   const ParallelBeamGeometry geometry(SinogramShape{ 8, 4, 12 }, test::evenAngles(8, M_PI));
   {
     const ScopedEnvironment viewOnly("MBIR_SINOGRAM_SPLIT", std::string("view"));
-    EXPECT_EQ(Projector(geometry, cpuDevices(2)).solverSplit(), SinogramSplit::ByView);
+    EXPECT_EQ(Projector(geometry, ownMemoryDevices(2)).solverSplit(), SinogramSplit::ByView);
   }
   const ScopedEnvironment bad("MBIR_SINOGRAM_SPLIT", std::string("rows"));
   expectInvalid([&] { Projector(geometry, cpuDevices(2)); }, "MBIR_SINOGRAM_SPLIT is 'rows'; use view, row or auto");

@@ -40,7 +40,7 @@ struct FaultPlan
   }
 };
 
-class FaultyBackend final : public Backend
+class FaultyBackend : public Backend
 {
 public:
   FaultyBackend(std::shared_ptr<Backend> inner, std::shared_ptr<FaultPlan> plan)
