@@ -51,7 +51,7 @@ cmake --build build-gpu -j "$(nproc)" >> "$out/build.log" 2>&1 || { step "build 
 
 gtest cuda-tests 120 build-gpu/bin/MBIRCudaTests
 gtest engine-tests 100 build-gpu/bin/MBIREngineTests \
-  --gtest_filter='Geometries/DeviceCount*:MultiDevice*:DeviceData*:Progress*:MemoryPlan*:Communicators*:DevicePolicy*'
+  --gtest_filter='Geometries/DeviceCount*:MultiDevice*:DeviceData*:Progress*:MemoryPlan*:Communicators*:DevicePolicy*:SinogramSplit*'
 # Two MPI ranks on the GPU (one GPU each: here the same one), where the machine has MPI.
 if [ -x build-gpu/bin/MBIRMpiTests ] && command -v mpirun > /dev/null; then
   gtest mpi-tests 90 mpirun --allow-run-as-root --oversubscribe -np 2 build-gpu/bin/MBIRMpiTests
