@@ -29,6 +29,7 @@
 #include <functional>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <new>
 #include <optional>
@@ -713,7 +714,7 @@ partialPath(const std::string & path)
 }
 
 // Writes any image type in the format that `path`'s extension names, through partialPath and a rename; under MPI
-// rank 0 writes it (every rank holds the whole result).
+// rank 0 writes it (the MBIR filters' volumes are whole there; other ranks hold their slices).
 template<typename TImage>
 void
 writeImage(const std::string & option, const std::string & path, const TImage * image)
@@ -789,6 +790,10 @@ nrmse(const ImageType *   image,
   if (std::all_of(r, r + n, [](float v) { return v == 0.0f; }))
   {
     throw std::runtime_error(referenceName + " is zero everywhere, so the NRMSE against it is undefined");
+  }
+  if (image->GetBufferedRegion() != image->GetLargestPossibleRegion())
+  {
+    return std::numeric_limits<double>::quiet_NaN(); // an MPI rank's slices: rank 0 holds the whole and prints
   }
   return mbir::nrmse(std::vector<float>(image->GetBufferPointer(), image->GetBufferPointer() + n),
                      std::vector<float>(reference->GetBufferPointer(), reference->GetBufferPointer() + n));

@@ -3,6 +3,7 @@
 // algorithms need, written against device indices and device pointers so that a host implementation
 // (CPU devices in one process), NCCL (one rank per GPU) or device-to-device copies can stand behind it.
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -57,6 +58,15 @@ public:
   {
     (void)host;
     (void)count;
+  }
+  // Process 0's `whole` becomes every process's `mine` (`count` floats each; the counts may differ) one after the
+  // other in rank order, so that a result is held whole once, where it is written; the other processes leave
+  // `whole` alone. In one process `mine` is the whole, copied into `whole` unless it is the same.
+  virtual void
+  gatherOnHost(const float * mine, std::size_t count, float * whole)
+  {
+    if (mine != whole)
+      std::copy(mine, mine + count, whole);
   }
 };
 

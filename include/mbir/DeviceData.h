@@ -114,6 +114,14 @@ public:
   // Only these rows, in the order given, each (cols, slices).
   std::vector<float>
   downloadRows(const std::vector<int> & rows) const;
+  // The slices this process's devices hold of a volume of `slices` slices, as [first, first + count): all of them in
+  // one process, this rank's share under MPI.
+  static std::pair<int, int>
+  localSlices(const DeviceGroup & group, int slices);
+  // This process's slices (localSlices) slice by slice, (count, rows, cols): the memory order of an itk::Image, part
+  // of whose buffer it is; no communication.
+  std::vector<float>
+  downloadLocalSlices() const;
 
   const ReconShape &
   shape() const

@@ -50,6 +50,23 @@ checkSource(const ArrayView3 &  values,
   }
 }
 
+// The part [first, first + count) of an axis of `length` split over the group that this process's devices hold.
+std::pair<int, int>
+localShare(const DeviceGroup & group, int length)
+{
+  const ShardLayout layout(length, group.size());
+  int               first = length, last = 0;
+  for (int d = 0; d < group.size(); ++d)
+  {
+    if (!group.device(d).remote() && layout.valid(d) > 0)
+    {
+      first = std::min(first, layout.first(d));
+      last = std::max(last, layout.first(d) + layout.valid(d));
+    }
+  }
+  return last > first ? std::pair{ first, last - first } : std::pair{ std::min(first, length), 0 };
+}
+
 // A sum of magnitudes is finite exactly when every value is (it is accumulated in double).
 void
 requireFiniteShards(const DeviceGroup & group, const std::vector<DeviceArray<float>> & shards, const char * what)
@@ -136,17 +153,7 @@ DeviceSinogram::upload(std::shared_ptr<const DeviceGroup> group, ArrayView3 host
 std::pair<int, int>
 DeviceSinogram::localViews(const DeviceGroup & group, int views)
 {
-  const ShardLayout layout(views, group.size());
-  int               first = views, last = 0;
-  for (int d = 0; d < group.size(); ++d)
-  {
-    if (!group.device(d).remote() && layout.valid(d) > 0)
-    {
-      first = std::min(first, layout.first(d));
-      last = std::max(last, layout.first(d) + layout.valid(d));
-    }
-  }
-  return last > first ? std::pair{ first, last - first } : std::pair{ std::min(first, views), 0 };
+  return localShare(group, views);
 }
 
 DeviceSinogram
@@ -312,6 +319,30 @@ DeviceVolume::downloadRows(const std::vector<int> & rows) const
                               std::to_string(m_Shape.rows));
     }
     copyRowsToHost(rows[i], 1, host.data() + i * rowSize);
+  }
+  return host;
+}
+
+std::pair<int, int>
+DeviceVolume::localSlices(const DeviceGroup & group, int slices)
+{
+  return localShare(group, slices);
+}
+
+std::vector<float>
+DeviceVolume::downloadLocalSlices() const
+{
+  const auto [localFirst, count] = localSlices(group(), m_Shape.slices);
+  const std::size_t  pixels = m_Shape.numPixels(), per = m_Slices.perDevice;
+  std::vector<float> host(pixels * count), staging(pixels * per), bySlice(pixels * per);
+  for (int d = 0; d < group().size(); ++d)
+  {
+    const int valid = m_Slices.valid(d);
+    if (valid == 0 || group().device(d).remote())
+      continue;
+    group().device(d).copyToHost(shard(d), staging.data(), staging.size() * sizeof(float));
+    transposeMatrices(staging.data(), 1, pixels, per, bySlice.data(), 0); // (pixels, slices) to (slices, pixels)
+    std::copy_n(bySlice.begin(), valid * pixels, host.begin() + (m_Slices.first(d) - localFirst) * pixels);
   }
   return host;
 }

@@ -385,6 +385,40 @@ public:
     });
   }
 
+  void
+  gatherOnHost(const float * mine, std::size_t count, float * whole) override
+  {
+    constexpr int                   kGatherTag = 1; // apart from the halo copies' messages
+    unsigned long long              mineCount = count;
+    std::vector<unsigned long long> counts(m_Devices.size());
+    checkMpi(
+      MPI_Gather(&mineCount, 1, MPI_UNSIGNED_LONG_LONG, counts.data(), 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD),
+      "MPI_Gather");
+    if (m_Rank != 0)
+    {
+      forEachMpiChunk(count, kMaxMpiCount, [&](std::size_t first, int length) {
+        checkMpi(MPI_Send(mine + first, length, MPI_FLOAT, 0, kGatherTag, MPI_COMM_WORLD), "MPI_Send");
+      });
+      return;
+    }
+    if (mine != whole)
+      std::copy(mine, mine + count, whole);
+    std::size_t offset = count;
+    for (std::size_t rank = 1; rank < counts.size(); offset += counts[rank++])
+    {
+      forEachMpiChunk(counts[rank], kMaxMpiCount, [&](std::size_t first, int length) {
+        checkMpi(MPI_Recv(whole + offset + first,
+                          length,
+                          MPI_FLOAT,
+                          static_cast<int>(rank),
+                          kGatherTag,
+                          MPI_COMM_WORLD,
+                          MPI_STATUS_IGNORE),
+                 "MPI_Recv");
+      });
+    }
+  }
+
 private:
   Backend &
   mine() const

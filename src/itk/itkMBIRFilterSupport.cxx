@@ -439,6 +439,27 @@ MBIRFilterSupport::WriteVolume(ImageBaseType * output, std::shared_ptr<const mbi
     itkGenericExceptionMacro("MBIR filters write itk::Image<float, 3> or MBIRDeviceImage<float, 3>, not "
                              << output->GetNameOfClass());
   }
+  const mbir::ReconShape & shape = volume->shape();
+  if (const auto [first, count] = mbir::DeviceVolume::localSlices(volume->group(), shape.slices); count < shape.slices)
+  {
+    // MPI: gathered once, into process 0's output; each other rank's output holds its own slices (its buffered
+    // region, from the first of them on), as a reader there holds the rank's views.
+    const std::vector<float> slices = volume->downloadLocalSlices();
+    ImageType::RegionType    region = image->GetLargestPossibleRegion();
+    const bool               whole = mbir::processGroup().rank == 0;
+    if (!whole)
+    {
+      region.SetIndex(2, first);
+      region.SetSize(2, static_cast<SizeValueType>(count));
+    }
+    image->SetBufferedRegion(region);
+    image->Allocate();
+    if (!whole)
+      std::copy(slices.begin(), slices.end(), image->GetBufferPointer());
+    volume->group().communicator().gatherOnHost(
+      slices.data(), slices.size(), whole ? image->GetBufferPointer() : nullptr);
+    return;
+  }
   // Transposed once into a new buffer, which the output then owns.
   const ImageType::Pointer values =
     MBIRImageConversion::ReconToImage(volume->download(), volume->shape(), image->GetSpacing());

@@ -16,6 +16,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 using namespace mbir;
 
 namespace {
@@ -139,6 +141,29 @@ TEST_P(AcrossRanks, EachRankHoldsOnlyItsViews)
       EXPECT_NE(std::string(e.what()).find(where), std::string::npos) << e.what();
     }
   }
+}
+
+// A volume comes back whole once: each rank downloads only its slices, slice by slice (an itk::Image's memory order),
+// and rank 0 gathers them into the whole volume; 11 slices over 1 to 4 ranks leave some with fewer or none.
+TEST(MpiGroup, EachRankDownloadsItsSlicesAndRankZeroGathersTheWhole)
+{
+  const ReconShape         shape{ 5, 6, 11 };
+  const std::vector<float> x = test::uniformRandom(shape.size(), 3); // (pixels, slices)
+  std::vector<float>       bySlice(x.size());                        // (slices, pixels)
+  for (std::size_t p = 0; p < shape.numPixels(); ++p)
+    for (int k = 0; k < shape.slices; ++k)
+      bySlice[k * shape.numPixels() + p] = x[p * shape.slices + k];
+  const auto         ranks = everyRank();
+  const DeviceVolume volume = DeviceVolume::upload(ranks, ArrayView3(x, shape));
+  const auto [first, count] = DeviceVolume::localSlices(*ranks, shape.slices);
+  const ShardLayout layout(shape.slices, processGroup().size);
+  EXPECT_EQ(count, layout.valid(processGroup().rank));
+  const std::vector<float> mine = volume.downloadLocalSlices();
+  ASSERT_EQ(mine.size(), std::size_t(count) * shape.numPixels());
+  EXPECT_TRUE(std::equal(mine.begin(), mine.end(), bySlice.begin() + std::size_t(first) * shape.numPixels()));
+  std::vector<float> whole(x.size(), -1.0f);
+  ranks->communicator().gatherOnHost(mine.data(), mine.size(), whole.data());
+  EXPECT_EQ(whole, processGroup().rank == 0 ? bySlice : std::vector<float>(x.size(), -1.0f));
 }
 
 INSTANTIATE_TEST_SUITE_P(Geometries, AcrossRanks, ::testing::ValuesIn(test::primeShardCases()), test::testName);

@@ -4,6 +4,7 @@
 
 #include "CountingCommunicator.h"
 #include "mbir/Devices.h"
+#include "mbir/ProcessGroup.h"
 
 #include <gtest/gtest.h>
 
@@ -142,6 +143,20 @@ expectCollectivesWork(const DeviceGroup & group)
       EXPECT_EQ(std::vector<float>(host.begin() + d * count, host.begin() + (d + 1) * count), numbered(d, count))
         << "block " << d;
     }
+  }
+  {
+    SCOPED_TRACE("gatherOnHost: each process's part, of its own length, one after the other on process 0 alone");
+    std::vector<float> part, whole; // a process's part: its devices' blocks, device d's d + 1 numbers long
+    for (int d = 0; d < n; ++d)
+    {
+      const std::vector<float> block = numbered(d, d + 1);
+      whole.insert(whole.end(), block.begin(), block.end());
+      if (mine(d))
+        part.insert(part.end(), block.begin(), block.end());
+    }
+    std::vector<float> gathered(whole.size(), -1.0f);
+    comm.gatherOnHost(part.data(), part.size(), gathered.data());
+    EXPECT_EQ(gathered, processGroup().rank == 0 ? whole : std::vector<float>(whole.size(), -1.0f));
   }
   std::vector<double> values(n);
   std::iota(values.begin(), values.end(), 0.5);

@@ -40,6 +40,7 @@ private:
         ++barriers;
         break;
       case Collective::CompleteOnHost:
+      case Collective::GatherOnHost:
         break;
     }
   }

@@ -17,14 +17,15 @@ enum class Collective
   Broadcast,
   AllReduceSum,
   Barrier,
-  CompleteOnHost
+  CompleteOnHost,
+  GatherOnHost
 };
 
 inline const char *
 collectiveName(Collective collective)
 {
-  static const char * const names[] = { "reduceScatter", "allGather", "halo copy",     "broadcast",
-                                        "allReduceSum",  "barrier",   "completeOnHost" };
+  static const char * const names[] = { "reduceScatter", "allGather", "halo copy",      "broadcast",
+                                        "allReduceSum",  "barrier",   "completeOnHost", "gatherOnHost" };
   return names[static_cast<int>(collective)];
 }
 
@@ -86,6 +87,12 @@ public:
   {
     before(Collective::CompleteOnHost, 0.0);
     m_Inner->completeOnHost(host, count);
+  }
+  void
+  gatherOnHost(const float * mine, std::size_t count, float * whole) override
+  {
+    before(Collective::GatherOnHost, 0.0);
+    m_Inner->gatherOnHost(mine, count, whole);
   }
 
 protected:
