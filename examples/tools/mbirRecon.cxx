@@ -257,6 +257,7 @@ main(int argc, char ** argv)
            << mbirtool::nrmse(volume, "the reconstruction", reference, "--reference '" + referencePath + "'")
            << " against " << referencePath;
     }
+    mbirtool::reportVolumeHeld("--output", output, volume.GetPointer(), verbose);
     mbirtool::writeImage("--output", output, volume.GetPointer());
     std::cout << line.str() << " -> " << output << "\n";
   });

@@ -693,6 +693,24 @@ readProjections(const std::string & option, const std::string & path, bool repor
   return image;
 }
 
+// Under MPI with `report`: each rank says on standard error how much of a volume it holds, rank 0 the whole (it writes
+// it) and each other rank its own slices (MBIRFilterSupport::WriteVolume).
+inline void
+reportVolumeHeld(const std::string & option, const std::string & path, const ImageType * volume, bool report)
+{
+  const mbir::ProcessGroup & world = mbir::processGroup();
+  if (world.size == 1 || !report)
+    return;
+  const ImageType::RegionType held = volume->GetBufferedRegion();
+  std::ostringstream          line;
+  line << "rank " << world.rank << " of " << world.size << ": " << option << " '" << path << "': slices "
+       << held.GetIndex(2) << " to " << held.GetIndex(2) + static_cast<long>(held.GetSize(2)) - 1 << " of "
+       << volume->GetLargestPossibleRegion().GetSize(2) << ", " << held.GetNumberOfPixels() * sizeof(float)
+       << " bytes held\n";
+  const std::string text = line.str();
+  std::fwrite(text.data(), 1, text.size(), stderr); // one write: the ranks' lines never interleave
+}
+
 // Where an image is first written: beside `path` under a name of this process with the same extension, so that a
 // crash or a full disk never leaves a truncated file under the real name; `path` itself for formats whose header
 // names a separate data file (.mhd, .nhdr, .hdr), which a rename would break.

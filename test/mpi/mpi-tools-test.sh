@@ -55,10 +55,14 @@ for format in nrrd mha; do
     [ "$read_bytes" -le $((size / 3 + 65536)) ] || fail "$format: rank $rank read $read_bytes bytes of a $size-byte file"
     # In memory: its 32 views of 24 x 128 floats, not the whole sinogram.
     [ "$held" = $((32 * 24 * 128 * 4)) ] || fail "$format: rank $rank holds '$held' bytes of projections"
+    # The result (128 x 128 x 24): whole on rank 0, which writes it; each other rank holds its 8 slices only.
+    read -r first last held < <(sed -n "s/^rank $rank of 3: --output .*: slices \([0-9]*\) to \([0-9]*\) of 24, \([0-9]*\) bytes held$/\1 \2 \3/p" share-$format.log)
+    if [ $rank = 0 ]; then expect=(0 23 $((128 * 128 * 24 * 4))); else expect=($((rank * 8)) $((rank * 8 + 7)) $((128 * 128 * 8 * 4))); fi
+    [ "$first $last $held" = "${expect[*]}" ] || fail "$format: rank $rank holds slices '$first' to '$last' ('$held' bytes) of the result"
   done
   nrmse=$(sed -n 's/^MBIR: .*NRMSE \([0-9.e+-]*\) against.*/\1/p' share-$format.log)
   awk -v e="$nrmse" 'BEGIN { exit !(e != "" && e < 1e-4) }' || fail "$format: NRMSE '$nrmse' against one process"
-  echo "$format ${weights[*]}: each of 3 ranks read and holds its 32 views; NRMSE $nrmse against the one-process recon"
+  echo "$format ${weights[*]}: each of 3 ranks read and holds its 32 views, the result whole on rank 0 alone; NRMSE $nrmse against the one-process recon"
 done
 
 # The direct recon and the back projection from each rank's views alone equal one process's.
