@@ -4,7 +4,8 @@
 //   build/bin/mbir-benchmark-recon [--benchmark_filter=Cpu/128]   [--benchmark_filter=devices]
 // (GPU: recon/Gpu/256 and /512; devices/Gpu/1024/1 is the 1024-class seconds per VCD iteration.)
 // The device benchmarks count the bytes each device sends per iteration (bytes_per_iteration: the collectives as a
-// ring moves them, (N-1)/N of a reduce-scatter's or all-gather's data, plus halos and broadcasts). Under MPI,
+// ring moves them, (N-1)/N of a reduce-scatter's or all-gather's data, plus halos and broadcasts); GPUs split this
+// parallel-beam problem's sinograms by detector row, which MBIR_SINOGRAM_SPLIT=row asks of CPU devices. Under MPI,
 // `mpirun -np N mbir-benchmark-recon --benchmark_filter=ranks` runs ranks/Cpu/S/N: one device per rank.
 // checkpoint/Cpu/N: the size and write time of a recon checkpoint, and a recon's time with one every iteration.
 // Problem: parallel beam, N views x N rows x N channels (recon N x N x N), Shepp-Logan phantom.
