@@ -127,19 +127,6 @@ directional(const float * view, int C, int R, RampDirection d)
   return result;
 }
 
-// ||a - b|| / ||b||, b in double precision.
-double
-relativeError(const std::vector<float> & a, const std::vector<double> & b)
-{
-  double diff = 0.0, norm = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i)
-  {
-    diff += (a[i] - b[i]) * (a[i] - b[i]);
-    norm += b[i] * b[i];
-  }
-  return std::sqrt(diff / norm);
-}
-
 // The shapes (views, rows, channels): odd and even channel and row counts, a single row, a single channel,
 // and a long FFT.
 const SinogramShape kShapes[] = { { 5, 3, 21 }, { 4, 6, 32 }, { 3, 1, 7 }, { 3, 4, 1 }, { 2, 3, 200 } };
@@ -165,8 +152,8 @@ TEST(RampFilter, AlongChannelsIsTheConvolutionWithTheRampKernel)
         alongChannels(y.data() + v * viewSize, shape.channels, shape.rows, directions[v].channel);
       expected.insert(expected.end(), view.begin(), view.end());
     }
-    EXPECT_LT(relativeError(filtered(*cpu, shape, y, directions, false), expected), 1e-5);
-    EXPECT_LT(relativeError(filtered(*cpu, shape, y, directions, true), expected), 1e-5);
+    EXPECT_LT(test::relativeError(filtered(*cpu, shape, y, directions, false), expected), 1e-5);
+    EXPECT_LT(test::relativeError(filtered(*cpu, shape, y, directions, true), expected), 1e-5);
   }
 }
 
@@ -195,12 +182,12 @@ TEST(RampFilter, DirectionalIsTheConvolutionWithItsKernel)
       expected.insert(expected.end(), one.begin(), one.end());
     }
     const std::vector<float> result = filtered(*cpu, shape, y, directions, false);
-    EXPECT_LT(relativeError(result, expected), 1e-5);
-    EXPECT_LT(relativeError(filtered(*cpu, shape, y, directions, true), expected), 1e-5);
+    EXPECT_LT(test::relativeError(result, expected), 1e-5);
+    EXPECT_LT(test::relativeError(filtered(*cpu, shape, y, directions, true), expected), 1e-5);
     // The view along the channels alone, on its own.
     const std::vector<float>  second(result.begin() + viewSize, result.begin() + 2 * viewSize);
     const std::vector<double> secondExpected(expected.begin() + viewSize, expected.begin() + 2 * viewSize);
-    EXPECT_LT(relativeError(second, secondExpected), 1e-5);
+    EXPECT_LT(test::relativeError(second, secondExpected), 1e-5);
   }
 }
 

@@ -104,6 +104,19 @@ relativeError(const std::vector<float> & a, const std::vector<float> & b)
   return std::sqrt(diff / ref);
 }
 
+// ||a - b|| / ||b|| against a reference computed in double.
+inline double
+relativeError(const std::vector<float> & a, const std::vector<double> & b)
+{
+  double diff = 0.0, ref = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+  {
+    diff += (a[i] - b[i]) * (a[i] - b[i]);
+    ref += b[i] * b[i];
+  }
+  return std::sqrt(diff / ref);
+}
+
 inline std::vector<float>
 evenAngles(int views, double span, double start = 0.0)
 {

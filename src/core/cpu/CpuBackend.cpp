@@ -81,6 +81,14 @@ struct Lanes
   {
     return _mm512_sqrt_ps(a);
   }
+  // The square root of a > 0 from the reciprocal-root estimate and one Newton step: within 2 ulp, and pipelined
+  // where the square-root instruction is not.
+  static Float
+  sqrtNewton(Float a)
+  {
+    const Float y = _mm512_rsqrt14_ps(a), s = a * y;
+    return s * (1.5f - 0.5f * s * y);
+  }
   static Int
   floorToInt(Float a)
   {
@@ -127,6 +135,21 @@ struct Lanes
   {
     return _mm512_permutex2var_ps(load(table), index, load(table + 16));
   }
+  // Inclusive prefix sums across the lanes: within each 128-bit quarter by byte shifts, then each quarter's last
+  // sum carried into the quarters above it.
+  static Float
+  prefixSum(Float a)
+  {
+    a += _mm512_castsi512_ps(_mm512_bslli_epi128(_mm512_castps_si512(a), 4));
+    a += _mm512_castsi512_ps(_mm512_bslli_epi128(_mm512_castps_si512(a), 8));
+    a += _mm512_maskz_permutexvar_ps(0xF0F0, _mm512_setr_epi32(0, 0, 0, 0, 3, 3, 3, 3, 0, 0, 0, 0, 11, 11, 11, 11), a);
+    return a + _mm512_maskz_permutexvar_ps(0xFF00, _mm512_set1_epi32(7), a);
+  }
+  static Float
+  broadcastLast(Float a)
+  {
+    return _mm512_permutexvar_ps(_mm512_set1_epi32(15), a);
+  }
 };
 #  else
 struct Lanes
@@ -168,6 +191,12 @@ struct Lanes
   sqrt(Float a)
   {
     return _mm256_sqrt_ps(a);
+  }
+  static Float
+  sqrtNewton(Float a)
+  {
+    const Float y = _mm256_rsqrt_ps(a), s = a * y;
+    return s * (1.5f - 0.5f * s * y);
   }
   static Int
   floorToInt(Float a)
@@ -216,6 +245,21 @@ struct Lanes
     const Float fromLow = _mm256_permutevar8x32_ps(load(table), index);
     const Float fromHigh = _mm256_permutevar8x32_ps(load(table + 8), index);
     return _mm256_blendv_ps(fromLow, fromHigh, _mm256_castsi256_ps(_mm256_cmpgt_epi32(index, broadcast(7))));
+  }
+  // Inclusive prefix sums across the lanes: within each half by byte shifts, then the lower half's last sum carried
+  // into the upper half.
+  static Float
+  prefixSum(Float a)
+  {
+    a += _mm256_castsi256_ps(_mm256_slli_si256(_mm256_castps_si256(a), 4));
+    a += _mm256_castsi256_ps(_mm256_slli_si256(_mm256_castps_si256(a), 8));
+    const Float lowerLast = _mm256_permutevar8x32_ps(a, _mm256_set1_epi32(3));
+    return a + _mm256_blend_ps(zero(), lowerLast, 0xF0);
+  }
+  static Float
+  broadcastLast(Float a)
+  {
+    return _mm256_permutevar8x32_ps(a, broadcast(7));
   }
 };
 #  endif
@@ -1212,9 +1256,7 @@ private:
   // stage is a box resampling, evaluated in closed form instead of slice by slice. In slice units the edge
   // m - 1/2 of row m lies at q(m) = (m - 1/2 - start) / step, and row m holds the fraction
   // |[q(m), q(m+1)] ∩ [k, k+1]| of slice k's shadow: b(m, k) = step * weightScale(k) * that fraction, the trapezoid
-  // overlap of RowMap::slice in another form. Both directions evaluate the fraction from q(m) and q(m+1) with the
-  // same operations, so the pair stays an exact adjoint; the loops run over SIMD lanes of rows (forward) or slices
-  // (back), with a fixed number of candidates per lane (templates), of which the ones that miss get exactly 0.
+  // overlap of RowMap::slice in another form, which is weightScale(k) times the overlap in row units.
   struct BoxResampling
   {
     float start;   // row coordinate of the lower edge of slice 0's shadow
@@ -1232,13 +1274,8 @@ private:
     {
       return (static_cast<float>(m) - 0.5f - start) * inverse;
     }
-    // Slices that can share one row (forward); rows that can share one slice, from the row of the slice's lower edge
-    // on, with one more for rounding where the step is just under a whole number of rows (back).
-    int
-    slicesPerRow() const
-    {
-      return static_cast<int>(inverse) + 2;
-    }
+    // Rows that can share one slice, from the row of the slice's lower edge on, with one more for rounding where
+    // the step is just under a whole number of rows (the Hessian's squared coefficients, below).
     int
     rowsPerSlice() const
     {
@@ -1255,60 +1292,196 @@ private:
     const int truncated = static_cast<int>(x);
     return truncated - (static_cast<float>(truncated) > x ? 1 : 0);
   }
+  // The buffer's data, grown to at least `size` floats: never shrunk, so that it is not filled again each time.
+  static float *
+  atLeast(std::vector<float> & buffer, std::size_t size)
+  {
+    if (buffer.size() < size)
+    {
+      buffer.resize(size);
+    }
+    return buffer.data();
+  }
   static float
   shadowFraction(float low, float high, int k)
   {
     return std::max(std::min(high, static_cast<float>(k + 1)) - std::max(low, static_cast<float>(k)), 0.0f);
   }
 
-#if MBIR_CPU_PATH > 0
-  // SIMD blocks of the box resampling: a vector of rows (forward) or of slices (back) at once, with the same candidates
-  // and the same operations per coefficient as the loops below, but each lane's value looked up by a permute in a
-  // table of the 2 x Width entries from the block's lowest index on, instead of a gather, which the compiler emulates
-  // one lane at a time. A block whose indices span more than the table (rows much shorter than slices, or the
-  // reverse) is left to the loops below, as is the tail; the functions return where they stopped.
-  template<int SlicesPerRow>
-  static int
-  spreadBoxLanes(const BoxResampling & box, const float * g, int kFirst, int kLast, int first, int last, float * column)
+  // Both directions of the box resampling (power 1) as differences of an integral: a piecewise-constant density
+  // d[j] on unit cells [j, j+1) has the integral I(t) = sums[j] + (t - j) d[j] below t, j = floor(t), with
+  // sums[j] = d[lo] + ... + d[j-1]. The forward stage is column[m] = step (I(q(m+1)) - I(q(m))) over the slices'
+  // g[k] = weightScale(k) x[k]; the back stage is out[k] += weightScale(k) (I(e(k+1)) - I(e(k))) over the column,
+  // with e(k) = start + step k + 1/2 the edges of slice k in row cells. Each edge costs one pair of table lookups,
+  // where the candidate-by-candidate overlaps cost one per slice (or row) an edge can meet. The two directions are
+  // transposes of each other in exact arithmetic; in float the sums' rounding stays below that of the edges' own
+  // coordinates (GeometryMatrix test), so one float per sum is enough.
+
+  // sums[j] for j in [lo, hi], then sums[hi] repeated over the kTableSize entries after it.
+  static void
+  prefixSums(const float * density, int lo, int hi, float * sums)
   {
+    int j = lo;
+    sums[j] = 0.0f;
+#if MBIR_CPU_PATH > 0
+    using L = Lanes;
+    L::Float carry = L::zero();
+    for (; j + L::kWidth <= hi; j += L::kWidth)
+    {
+      const L::Float block = L::prefixSum(L::load(density + j));
+      L::store(sums + j + 1, block + carry);
+      carry += L::broadcastLast(block); // off the chain from one block to the next, which is then one add
+    }
+#endif
+    for (; j < hi; ++j)
+    {
+      sums[j + 1] = sums[j] + density[j];
+    }
+    std::fill(sums + hi + 1, sums + hi + 1 + kTableSize, sums[hi]);
+  }
+
+  // out[i] = I(t0 + dt i) for i in [0, count), with floor(t) clamped to [lo, hi], where d is 0 (so that I is 0 below
+  // lo and sums[hi] from hi on). Tables sums and density hold kTableSize entries past hi.
+  static void
+  integralAtEdges(const float * sums, const float * density, int lo, int hi, float t0, float dt, int count, float * out)
+  {
+    int i = 0;
+#if MBIR_CPU_PATH > 0
+    // A vector of edges at once, each lane's entries looked up by a permute in the 2 x Width entries from the
+    // block's lowest cell on (the cells grow from lane to lane), instead of a gather, which the compiler emulates
+    // one lane at a time. A block whose cells span more than that (dt past about 2) is left to the loop below.
     using L = Lanes;
     static_assert(2 * L::kWidth <= kTableSize, "the buffers hold a table past their end");
-    const L::Int lowest = L::broadcast(kFirst - 1), highest = L::broadcast(kLast);
-    int          m = first;
-    for (; m + L::kWidth - 1 <= last; m += L::kWidth)
+    const L::Int low = L::broadcast(lo), high = L::broadcast(hi);
+    for (; i + L::kWidth <= count; i += L::kWidth)
     {
-      const L::Float rows = static_cast<float>(m) + L::laneNumbers();
-      const L::Float low = (rows - 0.5f - box.start) * box.inverse,
-                     high = (rows + 1.0f - 0.5f - box.start) * box.inverse;
-      const L::Int k0 = L::floorToInt(low); // grows from lane to lane
-      const int    base = std::min(std::max(L::first(k0), kFirst - 1), kLast);
-      const int    top = std::min(std::max(L::last(k0) + SlicesPerRow - 1, kFirst - 1), kLast);
-      if (top - base >= 2 * L::kWidth)
+      const L::Float t = t0 + dt * (static_cast<float>(i) + L::laneNumbers());
+      const L::Int   j = L::clamp(L::floorToInt(t), low, high);
+      const int      base = L::first(j);
+      if (L::last(j) - base >= 2 * L::kWidth)
       {
         break;
       }
-      L::Float     sum = L::zero();
-      for (int d = 0; d < SlicesPerRow; ++d)
-      {
-        const L::Int   k = L::add(k0, L::broadcast(d));
-        const L::Float slice = L::toFloat(k);
-        const L::Float fraction = L::max(L::min(high, slice + 1.0f) - L::max(low, slice), L::zero());
-        sum += L::lookup(g + base, L::sub(L::clamp(k, lowest, highest), L::broadcast(base))) * fraction;
-      }
-      L::store(column + m, box.step * sum);
+      const L::Int cell = L::sub(j, L::broadcast(base));
+      L::store(out + i, L::lookup(sums + base, cell) + (t - L::toFloat(j)) * L::lookup(density + base, cell));
     }
-    return m;
+#endif
+#pragma omp simd
+    for (int e = i; e < count; ++e)
+    {
+      const float t = t0 + dt * static_cast<float>(e);
+      const int   j = std::min(std::max(floorToInt(t), lo), hi);
+      out[e] = sums[j] + (t - static_cast<float>(j)) * density[j];
+    }
   }
 
-  template<int RowsPerSlice, int Power>
+  // RowMap::weightScale(k) for the count slices from k0 on. The SIMD paths take the square root by sqrtNewton (the
+  // square-root instruction alone was a sixth of the cone forward projection).
+  static void
+  weightScales(const kernels::RowMap & map, int k0, int count, float * out)
+  {
+    int i = 0;
+#if MBIR_CPU_PATH > 0
+    using L = Lanes;
+    for (; i + L::kWidth <= count; i += L::kWidth)
+    {
+      const L::Float k = static_cast<float>(k0 + i) + L::laneNumbers();
+      const L::Float t = map.obliquity * (map.first + map.step * k - map.axisRow);
+      L::store(out + i, map.scale * L::sqrtNewton(1.0f + t * t));
+    }
+#endif
+#pragma omp simd
+    for (int j = i; j < count; ++j)
+    {
+      out[j] = map.weightScale(k0 + j);
+    }
+  }
+
+  // column[m] = sum_k b(m, k) x[k - offset] for m in [first, last]. Local copies of the maps: the vectoriser must
+  // know that the stores cannot change them.
+  static void
+  spreadBox(const kernels::RowMap & rowMap,
+            const float *           x,
+            const SliceWindow &     window,
+            int                     first,
+            int                     last,
+            std::vector<float> &    scratch,
+            float *                 column)
+  {
+    const kernels::RowMap map = rowMap;
+    const BoxResampling   box(map);
+    const int             kFirst = window.first, kLast = window.last, cells = kLast - kFirst + 2 + kTableSize;
+    // g[k] and sums[k] for k in [kFirst - 1, kLast] and a table after; g is 0 outside the window. Then the edges.
+    float * const g = atLeast(scratch, 2 * static_cast<std::size_t>(cells) + (last - first + 2)) + 1 - kFirst;
+    float * const sums = g + cells;
+    float * const edges = sums + cells + kFirst - 1;
+    g[kFirst - 1] = 0.0f;
+    std::fill(g + kLast, g + kLast + kTableSize + 1, 0.0f);
+    weightScales(map, kFirst, kLast - kFirst, g + kFirst);
+    const float * const xk = x - window.offset;
+#pragma omp simd
+    for (int k = kFirst; k < kLast; ++k)
+    {
+      g[k] *= xk[k];
+    }
+    prefixSums(g, kFirst - 1, kLast, sums);
+    integralAtEdges(sums, g, kFirst - 1, kLast, box.edge(first), box.inverse, last - first + 2, edges);
+#pragma omp simd
+    for (int m = 0; m <= last - first; ++m)
+    {
+      column[first + m] = box.step * (edges[m + 1] - edges[m]);
+    }
+  }
+
+  // The transpose: out[k - offset] += sum_m b(m, k) column[m] over the window's slices and rows [first, last];
+  // column[first - 1] and column[last + 1] must exist and be 0, and kTableSize entries after the latter exist.
+  static void
+  gatherBox(const kernels::RowMap & rowMap,
+            const float *           column,
+            int                     first,
+            int                     last,
+            const SliceWindow &     window,
+            std::vector<float> &    scratch,
+            float *                 out)
+  {
+    const kernels::RowMap map = rowMap;
+    const BoxResampling   box(map);
+    const int             cells = last - first + 3 + kTableSize, slices = window.last - window.first;
+    float * const         sums = atLeast(scratch, static_cast<std::size_t>(cells) + 2 * slices + 1) + 1 - first;
+    float * const         edges = sums + first - 1 + cells;
+    float * const         scales = edges + slices + 1;
+    prefixSums(column, first - 1, last + 1, sums);
+    integralAtEdges(sums,
+                    column,
+                    first - 1,
+                    last + 1,
+                    box.start + box.step * static_cast<float>(window.first) + 0.5f,
+                    box.step,
+                    slices + 1,
+                    edges);
+    weightScales(map, window.first, slices, scales);
+    float * const outk = out - window.offset + window.first;
+#pragma omp simd
+    for (int i = 0; i < slices; ++i)
+    {
+      outk[i] += scales[i] * (edges[i + 1] - edges[i]);
+    }
+  }
+
+#if MBIR_CPU_PATH > 0
+  // The Hessian's squared coefficients b(m, k)^2, which no integral gives: per slice, RowsPerSlice candidate rows
+  // from the row of the slice's lower edge on (those that miss get exactly 0), in SIMD lanes of slices with the same
+  // operations per coefficient as the loop of gatherSquaredBox, each lane's row looked up in a table as above. A
+  // block whose rows span more than the table is left to that loop, as is the tail; returns where it stopped.
+  template<int RowsPerSlice>
   static int
-  gatherBoxLanes(const kernels::RowMap & map,
-                 const float *           column,
-                 int                     first,
-                 int                     last,
-                 int                     kBegin,
-                 int                     kEnd,
-                 float *                 outk)
+  gatherSquaredBoxLanes(const kernels::RowMap & map,
+                        const float *           column,
+                        int                     first,
+                        int                     last,
+                        int                     kBegin,
+                        int                     kEnd,
+                        float *                 outk)
   {
     using L = Lanes;
     const BoxResampling box(map);
@@ -1333,13 +1506,9 @@ private:
       {
         rows += 1.0f;
         const L::Float high = (rows - 0.5f - box.start) * box.inverse;
-        L::Float       b = weight * L::max(L::min(high, slices + 1.0f) - L::max(low, slices), L::zero());
-        if constexpr (Power == 2)
-        {
-          b *= b;
-        }
-        const L::Int row = L::clamp(L::add(m0, L::broadcast(j)), lowest, highest);
-        sum += b * L::lookup(column + base, L::sub(row, L::broadcast(base)));
+        const L::Float b = weight * L::max(L::min(high, slices + 1.0f) - L::max(low, slices), L::zero());
+        const L::Int   row = L::clamp(L::add(m0, L::broadcast(j)), lowest, highest);
+        sum += b * b * L::lookup(column + base, L::sub(row, L::broadcast(base)));
         low = high;
       }
       L::store(outk + k, L::load(outk + k) + sum);
@@ -1348,68 +1517,22 @@ private:
   }
 #endif
 
-  // column[m] = sum_k b(m, k) x[k - offset] for m in [first, last]; `scaled` is scratch for weightScale(k) x_k.
-  // Local copies of the maps: the vectoriser must know that the stores cannot change them.
-  template<int SlicesPerRow>
+  // out[k - offset] += sum_m b(m, k)^2 column[m], with the column as gatherBox takes it.
+  template<int RowsPerSlice>
   static void
-  spreadBox(const kernels::RowMap & rowMap,
-            const float *           x,
-            const SliceWindow &     window,
-            int                     first,
-            int                     last,
-            std::vector<float> &    scaled,
-            float *                 column)
-  {
-    const kernels::RowMap map = rowMap;
-    const BoxResampling   box(map);
-    const int             kFirst = window.first, kLast = window.last;
-    // g[k] for k in [kFirst - 1, kLast], 0 at both ends, and kTableSize zeros after for the table lookups
-    scaled.resize(static_cast<std::size_t>(kLast - kFirst) + 2 + kTableSize);
-    float * const g = scaled.data() + 1 - kFirst;
-    g[kFirst - 1] = 0.0f;
-    std::fill(g + kLast, g + kLast + 1 + kTableSize, 0.0f);
-    const float * const xk = x - window.offset;
-#pragma omp simd
-    for (int k = kFirst; k < kLast; ++k)
-    {
-      g[k] = map.weightScale(k) * xk[k];
-    }
-    int rest = first;
-#if MBIR_CPU_PATH > 0
-    rest = spreadBoxLanes<SlicesPerRow>(box, g, kFirst, kLast, first, last, column);
-#endif
-#pragma omp simd
-    for (int m = rest; m <= last; ++m)
-    {
-      const float low = box.edge(m), high = box.edge(m + 1);
-      const int   k0 = floorToInt(low);
-      float       sum = 0.0f;
-#pragma GCC unroll 8
-      for (int d = 0; d < SlicesPerRow; ++d)
-      {
-        sum += g[std::min(std::max(k0 + d, kFirst - 1), kLast)] * shadowFraction(low, high, k0 + d);
-      }
-      column[m] = box.step * sum;
-    }
-  }
-
-  // The transpose: out[k - offset] += sum_m b(m, k)^power column[m] over the window's slices and rows [first, last];
-  // column[first - 1] and column[last + 1] must exist and be 0.
-  template<int RowsPerSlice, int Power>
-  static void
-  gatherBox(const kernels::RowMap & rowMap,
-            const float *           column,
-            int                     first,
-            int                     last,
-            const SliceWindow &     window,
-            float *                 out)
+  gatherSquaredBox(const kernels::RowMap & rowMap,
+                   const float *           column,
+                   int                     first,
+                   int                     last,
+                   const SliceWindow &     window,
+                   float *                 out)
   {
     const kernels::RowMap map = rowMap;
     const BoxResampling   box(map);
     float * const         outk = out - window.offset;
     int                   rest = window.first;
 #if MBIR_CPU_PATH > 0
-    rest = gatherBoxLanes<RowsPerSlice, Power>(map, column, first, last, window.first, window.last, outk);
+    rest = gatherSquaredBoxLanes<RowsPerSlice>(map, column, first, last, window.first, window.last, outk);
 #endif
 #pragma omp simd
     for (int k = rest; k < window.last; ++k)
@@ -1422,7 +1545,7 @@ private:
       {
         const int   m = m0 + j;
         const float b = weight * shadowFraction(box.edge(m), box.edge(m + 1), k);
-        sum += kernels::coefficientPower(b, Power) * column[std::min(std::max(m, first - 1), last + 1)];
+        sum += b * b * column[std::min(std::max(m, first - 1), last + 1)];
       }
       outk[k] += sum;
     }
@@ -1440,17 +1563,7 @@ private:
   {
     if (map.width == map.step)
     {
-      switch (BoxResampling(map).slicesPerRow())
-      {
-        case 2:
-          return spreadBox<2>(map, x, window, first, last, scratch, column);
-        case 3:
-          return spreadBox<3>(map, x, window, first, last, scratch, column);
-        case 4:
-          return spreadBox<4>(map, x, window, first, last, scratch, column);
-        default:
-          break;
-      }
+      return spreadBox(map, x, window, first, last, scratch, column);
     }
     std::fill(column + first, column + last + 1, 0.0f);
     spreadSlices(map, x, window, first, last, column);
@@ -1462,19 +1575,23 @@ private:
                int                     last,
                int                     power,
                const SliceWindow &     window,
+               std::vector<float> &    scratch,
                float *                 out)
   {
     if (map.width == map.step)
     {
+      if (power == 1)
+      {
+        return gatherBox(map, column, first, last, window, scratch, out);
+      }
       const int rowsPerSlice = BoxResampling(map).rowsPerSlice();
       if (rowsPerSlice <= 7)
       {
         using Gather = void (*)(const kernels::RowMap &, const float *, int, int, const SliceWindow &, float *);
-        static constexpr Gather gathers[2][4] = {
-          { gatherBox<4, 1>, gatherBox<5, 1>, gatherBox<6, 1>, gatherBox<7, 1> },
-          { gatherBox<4, 2>, gatherBox<5, 2>, gatherBox<6, 2>, gatherBox<7, 2> }
+        static constexpr Gather gathers[4] = {
+          gatherSquaredBox<4>, gatherSquaredBox<5>, gatherSquaredBox<6>, gatherSquaredBox<7>
         };
-        return gathers[power == 2][rowsPerSlice - 4](map, column, first, last, window, out);
+        return gathers[rowsPerSlice - 4](map, column, first, last, window, out);
       }
     }
     gatherSlices(map, column, first, last, power, window, out);
@@ -1589,7 +1706,7 @@ private:
     }
 #pragma omp parallel num_threads(m_Threads)
     {
-      std::vector<float> buffer(rows + 2 + kTableSize);
+      std::vector<float> buffer(rows + 2 + kTableSize), scratch;
       float * const column = buffer.data() + 1; // column[-1] and column[rows] for the box resampling, and its table
       kernels::PixelProjection projections[kFootprintBlock];
 #pragma omp for schedule(dynamic, 4)
@@ -1641,7 +1758,7 @@ private:
               }
             }
           }
-          gatherColumn(proj.rows, column, first, last, power, window, out);
+          gatherColumn(proj.rows, column, first, last, power, window, scratch, out);
         }
       }
     }
