@@ -135,6 +135,12 @@ struct Lanes
   {
     return _mm512_permutex2var_ps(load(table), index, load(table + 16));
   }
+  // The same from table[0, Width).
+  static Float
+  lookupNarrow(const float * table, Int index)
+  {
+    return _mm512_permutexvar_ps(index, load(table));
+  }
   // Inclusive prefix sums across the lanes: within each 128-bit quarter by byte shifts, then each quarter's last
   // sum carried into the quarters above it.
   static Float
@@ -245,6 +251,11 @@ struct Lanes
     const Float fromLow = _mm256_permutevar8x32_ps(load(table), index);
     const Float fromHigh = _mm256_permutevar8x32_ps(load(table + 8), index);
     return _mm256_blendv_ps(fromLow, fromHigh, _mm256_castsi256_ps(_mm256_cmpgt_epi32(index, broadcast(7))));
+  }
+  static Float
+  lookupNarrow(const float * table, Int index)
+  {
+    return _mm256_permutevar8x32_ps(load(table), index);
   }
   // Inclusive prefix sums across the lanes: within each half by byte shifts, then the lower half's last sum carried
   // into the upper half.
@@ -1347,23 +1358,38 @@ private:
   {
     int i = 0;
 #if MBIR_CPU_PATH > 0
-    // A vector of edges at once, each lane's entries looked up by a permute in the 2 x Width entries from the
-    // block's lowest cell on (the cells grow from lane to lane), instead of a gather, which the compiler emulates
-    // one lane at a time. A block whose cells span more than that (dt past about 2) is left to the loop below.
+    // A vector of edges at once, each lane's entries looked up by a permute in the Width (dt < 1) or 2 x Width
+    // (dt < 2) entries from the block's lowest cell on, instead of a gather, which the compiler emulates one lane at a
+    // time. The cells grow from lane to lane by dt at most, which the clamp keeps, so the bounds on dt (with a margin
+    // for rounding) keep every lane's cell in its table. A longer dt is left to the loop below.
     using L = Lanes;
     static_assert(2 * L::kWidth <= kTableSize, "the buffers hold a table past their end");
-    const L::Int low = L::broadcast(lo), high = L::broadcast(hi);
-    for (; i + L::kWidth <= count; i += L::kWidth)
-    {
-      const L::Float t = t0 + dt * (static_cast<float>(i) + L::laneNumbers());
-      const L::Int   j = L::clamp(L::floorToInt(t), low, high);
-      const int      base = L::first(j);
-      if (L::last(j) - base >= 2 * L::kWidth)
+    auto edges = [&](auto narrow) {
+      const L::Int low = L::broadcast(lo), high = L::broadcast(hi);
+      for (; i + L::kWidth <= count; i += L::kWidth)
       {
-        break;
+        const L::Float t = t0 + dt * (static_cast<float>(i) + L::laneNumbers());
+        const L::Int   j = L::clamp(L::floorToInt(t), low, high);
+        const int      base = L::first(j);
+        const L::Int   cell = L::sub(j, L::broadcast(base));
+        const L::Float fraction = t - L::toFloat(j);
+        if constexpr (decltype(narrow)::value)
+        {
+          L::store(out + i, L::lookupNarrow(sums + base, cell) + fraction * L::lookupNarrow(density + base, cell));
+        }
+        else
+        {
+          L::store(out + i, L::lookup(sums + base, cell) + fraction * L::lookup(density + base, cell));
+        }
       }
-      const L::Int cell = L::sub(j, L::broadcast(base));
-      L::store(out + i, L::lookup(sums + base, cell) + (t - L::toFloat(j)) * L::lookup(density + base, cell));
+    };
+    if (dt < 0.99f)
+    {
+      edges(std::true_type{});
+    }
+    else if (dt < 1.98f)
+    {
+      edges(std::false_type{});
     }
 #endif
 #pragma omp simd
