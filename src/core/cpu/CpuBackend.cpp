@@ -141,6 +141,17 @@ struct Lanes
   {
     return _mm512_permutexvar_ps(index, load(table));
   }
+  // The first `count` (< Width) lanes from p, 0 in the others; and their store, leaving the memory past them alone.
+  static Float
+  loadFirst(const float * p, int count)
+  {
+    return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << count) - 1), p);
+  }
+  static void
+  storeFirst(float * p, Float v, int count)
+  {
+    _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << count) - 1), v);
+  }
   // Inclusive prefix sums across the lanes: within each 128-bit quarter by byte shifts, then each quarter's last
   // sum carried into the quarters above it.
   static Float
@@ -256,6 +267,21 @@ struct Lanes
   lookupNarrow(const float * table, Int index)
   {
     return _mm256_permutevar8x32_ps(load(table), index);
+  }
+  static Float
+  loadFirst(const float * p, int count)
+  {
+    return _mm256_maskload_ps(p, firstLanes(count));
+  }
+  static void
+  storeFirst(float * p, Float v, int count)
+  {
+    _mm256_maskstore_ps(p, firstLanes(count), v);
+  }
+  static Int
+  firstLanes(int count)
+  {
+    return _mm256_cmpgt_epi32(broadcast(count), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
   }
   // Inclusive prefix sums across the lanes: within each half by byte shifts, then the lower half's last sum carried
   // into the upper half.
@@ -1328,7 +1354,8 @@ private:
   // transposes of each other in exact arithmetic; in float the sums' rounding stays below that of the edges' own
   // coordinates (GeometryMatrix test), so one float per sum is enough.
 
-  // sums[j] for j in [lo, hi], then sums[hi] repeated over the kTableSize entries after it.
+  // sums[j] for j in [lo, hi], then sums[hi] repeated over the kTableSize entries after it. The SIMD paths read the
+  // density up to a vector past hi (whatever it holds there only reaches the entries overwritten after hi).
   static void
   prefixSums(const float * density, int lo, int hi, float * sums)
   {
@@ -1337,7 +1364,7 @@ private:
 #if MBIR_CPU_PATH > 0
     using L = Lanes;
     L::Float carry = L::zero();
-    for (; j + L::kWidth <= hi; j += L::kWidth)
+    for (; j < hi; j += L::kWidth)
     {
       const L::Float block = L::prefixSum(L::load(density + j));
       L::store(sums + j + 1, block + carry);
@@ -1348,11 +1375,12 @@ private:
     {
       sums[j + 1] = sums[j] + density[j];
     }
-    std::fill(sums + hi + 1, sums + hi + 1 + kTableSize, sums[hi]);
+    std::fill_n(sums + hi + 1, kTableSize, sums[hi]);
   }
 
   // out[i] = I(t0 + dt i) for i in [0, count), with floor(t) clamped to [lo, hi], where d is 0 (so that I is 0 below
-  // lo and sums[hi] from hi on). Tables sums and density hold kTableSize entries past hi.
+  // lo and sums[hi] from hi on). Tables sums and density hold kTableSize entries past hi; the SIMD paths write out up
+  // to a vector past count.
   static void
   integralAtEdges(const float * sums, const float * density, int lo, int hi, float t0, float dt, int count, float * out)
   {
@@ -1366,7 +1394,7 @@ private:
     static_assert(2 * L::kWidth <= kTableSize, "the buffers hold a table past their end");
     auto edges = [&](auto narrow) {
       const L::Int low = L::broadcast(lo), high = L::broadcast(hi);
-      for (; i + L::kWidth <= count; i += L::kWidth)
+      for (; i < count; i += L::kWidth)
       {
         const L::Float t = t0 + dt * (static_cast<float>(i) + L::laneNumbers());
         const L::Int   j = L::clamp(L::floorToInt(t), low, high);
@@ -1437,12 +1465,14 @@ private:
     const kernels::RowMap map = rowMap;
     const BoxResampling   box(map);
     const int             kFirst = window.first, kLast = window.last, cells = kLast - kFirst + 2 + kTableSize;
-    // g[k] and sums[k] for k in [kFirst - 1, kLast] and a table after; g is 0 outside the window. Then the edges.
-    float * const g = atLeast(scratch, 2 * static_cast<std::size_t>(cells) + (last - first + 2)) + 1 - kFirst;
+    // g[k] and sums[k] for k in [kFirst - 1, kLast] and a table after; g is 0 outside the window. Then the edges
+    // (and a table's length for the SIMD paths' last vector).
+    float * const g =
+      atLeast(scratch, 2 * static_cast<std::size_t>(cells) + (last - first + 2) + kTableSize) + 1 - kFirst;
     float * const sums = g + cells;
     float * const edges = sums + cells + kFirst - 1;
     g[kFirst - 1] = 0.0f;
-    std::fill(g + kLast, g + kLast + kTableSize + 1, 0.0f);
+    std::fill_n(g + kLast, kTableSize, 0.0f);
     weightScales(map, kFirst, kLast - kFirst, g + kFirst);
     const float * const xk = x - window.offset;
 #pragma omp simd
@@ -1473,9 +1503,9 @@ private:
     const kernels::RowMap map = rowMap;
     const BoxResampling   box(map);
     const int             cells = last - first + 3 + kTableSize, slices = window.last - window.first;
-    float * const         sums = atLeast(scratch, static_cast<std::size_t>(cells) + 2 * slices + 1) + 1 - first;
-    float * const         edges = sums + first - 1 + cells;
-    float * const         scales = edges + slices + 1;
+    float * const sums = atLeast(scratch, static_cast<std::size_t>(cells) + 2 * slices + 1 + kTableSize) + 1 - first;
+    float * const scales = sums + first - 1 + cells;
+    float * const edges = scales + slices; // and a table's length for the SIMD paths' last vector
     prefixSums(column, first - 1, last + 1, sums);
     integralAtEdges(sums,
                     column,
@@ -1623,6 +1653,35 @@ private:
     gatherSlices(map, column, first, last, power, window, out);
   }
 
+  // y[i] += a x[i] (w[i] when w is given) for i in [0, count): the detector-column loops of the row-map geometries,
+  // a few channels of one to a few hundred rows per (view, cylinder). The SIMD paths do the remainder in one masked
+  // vector, where a loop of up to Width - 1 rows would cost as much as the rest of the column.
+  static void
+  addScaled(float a, const float * x, const float * w, int count, float * y)
+  {
+    int i = 0;
+#if MBIR_CPU_PATH > 0
+    using L = Lanes;
+    for (; i + L::kWidth <= count; i += L::kWidth)
+    {
+      const L::Float v = w ? L::load(w + i) * L::load(x + i) : L::load(x + i);
+      L::store(y + i, L::load(y + i) + a * v);
+    }
+    if (i < count)
+    {
+      const int      rest = count - i;
+      const L::Float v = w ? L::loadFirst(w + i, rest) * L::loadFirst(x + i, rest) : L::loadFirst(x + i, rest);
+      L::storeFirst(y + i, L::loadFirst(y + i, rest) + a * v, rest);
+    }
+#else
+#  pragma omp simd
+    for (int j = 0; j < count; ++j)
+    {
+      y[j] += a * (w ? w[j] * x[j] : x[j]);
+    }
+#endif
+  }
+
   // projections[i] = pixelProjection(view, pixel) for (view, pixel) = lane(i), i < lanes: worked out together,
   // independent of the work on each, they pipeline (and vectorise where the geometry has no branch).
   template<typename Params, typename Lane>
@@ -1697,12 +1756,7 @@ private:
             {
               continue;
             }
-            float * target = sinoView + static_cast<std::size_t>(n) * rows;
-#pragma omp simd
-            for (int r = first; r <= last; ++r)
-            {
-              target[r] += a * column[r];
-            }
+            addScaled(a, column.data() + first, nullptr, last - first + 1, sinoView + std::size_t(n) * rows + first);
           }
         }
       }
@@ -1764,25 +1818,8 @@ private:
             {
               continue;
             }
-            const std::size_t offset = lv * viewSize + static_cast<std::size_t>(n) * rows;
-            const float *     source = sinogram + offset;
-            if constexpr (Weighted)
-            {
-              const float * weight = weights + offset;
-#pragma omp simd
-              for (int r = first; r <= last; ++r)
-              {
-                column[r] += a * weight[r] * source[r];
-              }
-            }
-            else
-            {
-#pragma omp simd
-              for (int r = first; r <= last; ++r)
-              {
-                column[r] += a * source[r];
-              }
-            }
+            const std::size_t offset = lv * viewSize + static_cast<std::size_t>(n) * rows + first;
+            addScaled(a, sinogram + offset, Weighted ? weights + offset : nullptr, last - first + 1, column + first);
           }
           gatherColumn(proj.rows, column, first, last, power, window, scratch, out);
         }
