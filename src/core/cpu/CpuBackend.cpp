@@ -1429,27 +1429,18 @@ private:
     }
   }
 
-  // RowMap::weightScale(k) for the count slices from k0 on. The SIMD paths take the square root by sqrtNewton (the
-  // square-root instruction alone was a sixth of the cone forward projection).
-  static void
-  weightScales(const kernels::RowMap & map, int k0, int count, float * out)
-  {
-    int i = 0;
 #if MBIR_CPU_PATH > 0
+  // RowMap::weightScale of the Width slices from k0 on, the square root by sqrtNewton (the square-root instruction
+  // alone was a sixth of the cone forward projection).
+  static Lanes::Float
+  weightScales(const kernels::RowMap & map, int k0)
+  {
     using L = Lanes;
-    for (; i + L::kWidth <= count; i += L::kWidth)
-    {
-      const L::Float k = static_cast<float>(k0 + i) + L::laneNumbers();
-      const L::Float t = map.obliquity * (map.first + map.step * k - map.axisRow);
-      L::store(out + i, map.scale * L::sqrtNewton(1.0f + t * t));
-    }
-#endif
-#pragma omp simd
-    for (int j = i; j < count; ++j)
-    {
-      out[j] = map.weightScale(k0 + j);
-    }
+    const L::Float t =
+      map.obliquity * (map.first + map.step * (static_cast<float>(k0) + L::laneNumbers()) - map.axisRow);
+    return map.scale * L::sqrtNewton(1.0f + t * t);
   }
+#endif
 
   // column[m] = sum_k b(m, k) x[k - offset] for m in [first, last]. Local copies of the maps: the vectoriser must
   // know that the stores cannot change them.
@@ -1473,12 +1464,18 @@ private:
     float * const edges = sums + cells + kFirst - 1;
     g[kFirst - 1] = 0.0f;
     std::fill_n(g + kLast, kTableSize, 0.0f);
-    weightScales(map, kFirst, kLast - kFirst, g + kFirst);
     const float * const xk = x - window.offset;
-#pragma omp simd
-    for (int k = kFirst; k < kLast; ++k)
+    int                 k = kFirst;
+#if MBIR_CPU_PATH > 0
+    for (; k + Lanes::kWidth <= kLast; k += Lanes::kWidth)
     {
-      g[k] *= xk[k];
+      Lanes::store(g + k, weightScales(map, k) * Lanes::load(xk + k));
+    }
+#endif
+#pragma omp simd
+    for (int j = k; j < kLast; ++j)
+    {
+      g[j] = map.weightScale(j) * xk[j];
     }
     prefixSums(g, kFirst - 1, kLast, sums);
     integralAtEdges(sums, g, kFirst - 1, kLast, box.edge(first), box.inverse, last - first + 2, edges);
@@ -1503,9 +1500,8 @@ private:
     const kernels::RowMap map = rowMap;
     const BoxResampling   box(map);
     const int             cells = last - first + 3 + kTableSize, slices = window.last - window.first;
-    float * const sums = atLeast(scratch, static_cast<std::size_t>(cells) + 2 * slices + 1 + kTableSize) + 1 - first;
-    float * const scales = sums + first - 1 + cells;
-    float * const edges = scales + slices; // and a table's length for the SIMD paths' last vector
+    float * const sums = atLeast(scratch, static_cast<std::size_t>(cells) + slices + 1 + kTableSize) + 1 - first;
+    float * const edges = sums + first - 1 + cells; // and a table's length for the SIMD paths' last vector
     prefixSums(column, first - 1, last + 1, sums);
     integralAtEdges(sums,
                     column,
@@ -1515,12 +1511,20 @@ private:
                     box.step,
                     slices + 1,
                     edges);
-    weightScales(map, window.first, slices, scales);
     float * const outk = out - window.offset + window.first;
-#pragma omp simd
-    for (int i = 0; i < slices; ++i)
+    int           i = 0;
+#if MBIR_CPU_PATH > 0
+    using L = Lanes;
+    for (; i + L::kWidth <= slices; i += L::kWidth)
     {
-      outk[i] += scales[i] * (edges[i + 1] - edges[i]);
+      L::store(outk + i,
+               L::load(outk + i) + weightScales(map, window.first + i) * (L::load(edges + i + 1) - L::load(edges + i)));
+    }
+#endif
+#pragma omp simd
+    for (int j = i; j < slices; ++j)
+    {
+      outk[j] += map.weightScale(window.first + j) * (edges[j + 1] - edges[j]);
     }
   }
 
