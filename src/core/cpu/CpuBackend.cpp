@@ -1351,8 +1351,9 @@ private:
   // g[k] = weightScale(k) x[k]; the back stage is out[k] += weightScale(k) (I(e(k+1)) - I(e(k))) over the column,
   // with e(k) = start + step k + 1/2 the edges of slice k in row cells. Each edge costs one pair of table lookups,
   // where the candidate-by-candidate overlaps cost one per slice (or row) an edge can meet. The two directions are
-  // transposes of each other in exact arithmetic; in float the sums' rounding stays below that of the edges' own
-  // coordinates (GeometryMatrix test), so one float per sum is enough.
+  // transposes of each other in exact arithmetic; in float the sums' rounding grows with the column as that of the
+  // edges' own coordinates does, and the results are as close to A as the overlaps were (GeometryMatrix test), so
+  // one float per sum is enough.
 
   // sums[j] for j in [lo, hi], then sums[hi] repeated over the kTableSize entries after it. The SIMD paths read the
   // density up to a vector past hi (whatever it holds there only reaches the entries overwritten after hi).
