@@ -76,11 +76,6 @@ struct Lanes
   {
     return _mm512_max_ps(a, b);
   }
-  static Float
-  sqrt(Float a)
-  {
-    return _mm512_sqrt_ps(a);
-  }
   // The square root of a > 0 from the reciprocal-root estimate and one Newton step: within 2 ulp, and pipelined
   // where the square-root instruction is not.
   static Float
@@ -203,11 +198,6 @@ struct Lanes
   max(Float a, Float b)
   {
     return _mm256_max_ps(a, b);
-  }
-  static Float
-  sqrt(Float a)
-  {
-    return _mm256_sqrt_ps(a);
   }
   static Float
   sqrtNewton(Float a)
@@ -1532,7 +1522,8 @@ private:
 #if MBIR_CPU_PATH > 0
   // The Hessian's squared coefficients b(m, k)^2, which no integral gives: per slice, RowsPerSlice candidate rows
   // from the row of the slice's lower edge on (those that miss get exactly 0), in SIMD lanes of slices with the same
-  // operations per coefficient as the loop of gatherSquaredBox, each lane's row looked up in a table as above. A
+  // operations per coefficient as the loop of gatherSquaredBox (the slices' weights those of the projections,
+  // weightScales), each lane's row looked up in a table as above. A
   // block whose rows span more than the table is left to that loop, as is the tail; returns where it stopped.
   template<int RowsPerSlice>
   static int
@@ -1551,8 +1542,7 @@ private:
     for (; k + L::kWidth <= kEnd; k += L::kWidth)
     {
       const L::Float slices = static_cast<float>(k) + L::laneNumbers();
-      const L::Float t = map.obliquity * (map.first + map.step * slices - map.axisRow);
-      const L::Float weight = box.step * (map.scale * L::sqrt(1.0f + t * t));
+      const L::Float weight = box.step * weightScales(map, k);
       const L::Int   m0 = L::floorToInt(box.start + box.step * slices - 0.5f);
       const int      base = std::min(std::max(L::first(m0), first - 1), last + 1); // m0 grows from lane to lane
       const int      top = std::min(std::max(L::last(m0) + RowsPerSlice - 1, first - 1), last + 1);
@@ -1664,9 +1654,9 @@ private:
   static void
   addScaled(float a, const float * x, const float * w, int count, float * y)
   {
-    int i = 0;
 #if MBIR_CPU_PATH > 0
     using L = Lanes;
+    int i = 0;
     for (; i + L::kWidth <= count; i += L::kWidth)
     {
       const L::Float v = w ? L::load(w + i) * L::load(x + i) : L::load(x + i);
