@@ -234,9 +234,18 @@ public:
   // y = a * x + b * y
   virtual void
   axpby(float a, const float * x, float b, float * y, std::size_t n) = 0;
+  // y += a * x, then x = 0: VCD's error update, which leaves the predicted change clear for the next subset. One
+  // pass where a backend can fuse them (the CPU's); these two by default.
+  virtual void
+  addScaledAndClear(float a, float * x, float * y, std::size_t n)
+  {
+    axpby(a, x, 1.0f, y, n);
+    fillZero(x, n * sizeof(float));
+  }
   virtual double
   sumAbs(const float * x, std::size_t n) = 0;
-  // Sums of w .* a .* b and w .* b .* b (w == nullptr meaning 1), accumulated in double.
+  // Sums of w .* a .* b and w .* b .* b (w == nullptr meaning 1), within 1e-6 of the sum of the terms' magnitudes
+  // (the CPU adds up float partial sums in double).
   struct WeightedProducts
   {
     double ab = 0.0;

@@ -64,9 +64,13 @@ public:
     detail::PerDevice<float *> change;
     for (int d = 0; d < m_Projector.numDevices(); ++d)
     {
-      m_Projector.device(d).fillZero(m_Change[d].data(), m_Change[d].size() * sizeof(float));
+      if (!m_ChangeIsClear)
+      {
+        m_Projector.device(d).fillZero(m_Change[d].data(), m_Change[d].size() * sizeof(float));
+      }
       change.push_back(m_Change[d].data());
     }
+    m_ChangeIsClear = false;
     m_Projector.forward(m_Split, subset, delta, change);
   }
   double
@@ -85,8 +89,15 @@ public:
   {
     for (int d = 0; d < m_Projector.numDevices(); ++d)
     {
-      m_Projector.device(d).axpby(-alpha, m_Change[d].data(), 1.0f, m_Error[d], realSize(d));
+      Backend &         device = m_Projector.device(d);
+      const std::size_t real = realSize(d), padding = m_Change[d].size() - real;
+      device.addScaledAndClear(-alpha, m_Change[d].data(), m_Error[d], real);
+      if (padding > 0)
+      {
+        device.fillZero(m_Change[d].data() + real, padding * sizeof(float));
+      }
     }
+    m_ChangeIsClear = true;
   }
   double
   weightedErrorSquared() override
@@ -128,6 +139,7 @@ private:
   detail::PerDevice<const float *>      m_Weights;
   detail::PerDevice<const float *>      m_Hessian;
   detail::PerDevice<DeviceArray<float>> m_Change;
+  bool                                  m_ChangeIsClear = false; // update() leaves it so, which spares predict() a pass
   double                                m_MeanWeight;
 };
 
