@@ -144,6 +144,41 @@ TEST(Reconstructor, PositivityHolds)
   EXPECT_LT(*std::min_element(unconstrained.recon.begin(), unconstrained.recon.end()), -1e-3f);
 }
 
+// VCD keeps the error sinogram y - A x by subset updates; with positivity each subset predicts twice (before and
+// after the clipping), and the prediction must start clear both times. The last iteration's forward loss, worked
+// out from that running error, equals the one from the final volume.
+TEST(Reconstructor, RunningErrorMatchesTheFinalVolume)
+{
+  for (const bool positivity : { false, true })
+  {
+    SCOPED_TRACE(positivity ? "positivity" : "no positivity");
+    ReconParams params = quiet();
+    params.positivity = positivity;
+    params.maxIterations = 6;
+    params.sharpness = 3.0f;      // little regularisation: the clipping acts
+    params.estimateNoise = false; // sigma_y fixed, so that the log's loss and the result's sigma_y agree
+    const Reconstructor reconstructor(specGeometry(32), makeCpuBackend(), params);
+    std::vector<float>  sino =
+      reconstructor.forwardProject(sheppLoganLowDynamicRange(reconstructor.projector().reconShape()));
+    const std::vector<float> noise = test::uniformRandom(sino.size(), 5, -1.0f, 1.0f);
+    for (std::size_t i = 0; i < sino.size(); ++i)
+    {
+      sino[i] += 0.5f * noise[i];
+    }
+    const ReconResult        result = reconstructor.recon(sino);
+    const std::vector<float> fit = reconstructor.forwardProject(result.recon);
+    double                   squares = 0.0;
+    for (std::size_t i = 0; i < sino.size(); ++i)
+    {
+      squares += (double(sino[i]) - fit[i]) * (double(sino[i]) - fit[i]);
+    }
+    const double sigmaY = result.regularization.sigmaY;
+    const double expected = std::sqrt(squares / (double(sino.size()) * sigmaY * sigmaY));
+    ASSERT_FALSE(result.log.empty());
+    EXPECT_NEAR(result.log.back().forwardLoss, expected, 1e-4 * expected);
+  }
+}
+
 TEST(Reconstructor, ProximalMapFollowsSigmaProx)
 {
   // spec/solver.md §9.4: 32 views over [0, pi), a very weak prior for the reference recon.
