@@ -32,6 +32,20 @@ specGeometry(int views = 64)
   return ParallelBeamGeometry(SinogramShape{ views, 40, 128 }, test::evenAngles(views, M_PI, -M_PI / 2));
 }
 
+// The Shepp-Logan phantom's projections with uniform noise of +-0.5: enough that a weakly regularised recon goes
+// negative unless clipped.
+std::vector<float>
+noisySheppLogan(const Reconstructor & reconstructor)
+{
+  std::vector<float> sino =
+    reconstructor.forwardProject(sheppLoganLowDynamicRange(reconstructor.projector().reconShape()));
+  const std::vector<float> noise = test::uniformRandom(sino.size(), 5, -1.0f, 1.0f);
+  for (std::size_t i = 0; i < sino.size(); ++i)
+  {
+    sino[i] += 0.5f * noise[i];
+  }
+  return sino;
+}
 
 } // namespace
 
@@ -127,14 +141,8 @@ TEST(Reconstructor, PositivityHolds)
   params.positivity = true;
   params.maxIterations = 6;
   params.sharpness = 3.0f; // little regularisation: negative values appear unless clipped
-  const Reconstructor reconstructor(specGeometry(32), makeCpuBackend(), params);
-  std::vector<float>  sino =
-    reconstructor.forwardProject(sheppLoganLowDynamicRange(reconstructor.projector().reconShape()));
-  const std::vector<float> noise = test::uniformRandom(sino.size(), 5, -1.0f, 1.0f);
-  for (std::size_t i = 0; i < sino.size(); ++i)
-  {
-    sino[i] += 0.5f * noise[i];
-  }
+  const Reconstructor      reconstructor(specGeometry(32), makeCpuBackend(), params);
+  const std::vector<float> sino = noisySheppLogan(reconstructor);
   const ReconResult positive = reconstructor.recon(sino);
   EXPECT_GE(*std::min_element(positive.recon.begin(), positive.recon.end()), -1e-6f);
 
@@ -157,14 +165,8 @@ TEST(Reconstructor, RunningErrorMatchesTheFinalVolume)
     params.maxIterations = 6;
     params.sharpness = 3.0f;      // little regularisation: the clipping acts
     params.estimateNoise = false; // sigma_y fixed, so that the log's loss and the result's sigma_y agree
-    const Reconstructor reconstructor(specGeometry(32), makeCpuBackend(), params);
-    std::vector<float>  sino =
-      reconstructor.forwardProject(sheppLoganLowDynamicRange(reconstructor.projector().reconShape()));
-    const std::vector<float> noise = test::uniformRandom(sino.size(), 5, -1.0f, 1.0f);
-    for (std::size_t i = 0; i < sino.size(); ++i)
-    {
-      sino[i] += 0.5f * noise[i];
-    }
+    const Reconstructor      reconstructor(specGeometry(32), makeCpuBackend(), params);
+    const std::vector<float> sino = noisySheppLogan(reconstructor);
     const ReconResult        result = reconstructor.recon(sino);
     const std::vector<float> fit = reconstructor.forwardProject(result.recon);
     double                   squares = 0.0;
