@@ -40,7 +40,10 @@
 #include <limits>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
+#include <tuple>
+#include <vector>
 
 namespace itk {
 namespace {
@@ -210,6 +213,27 @@ TiffStructureProblem(const fs::path & path)
   if (number(field, offsetBytes) != 0)
   {
     return "holds more than one page (its first page directory links to another); one image per file expected";
+  }
+  // Strips and tiles are two layouts of one page: libtiff reads both offset (or byte count) arrays into one place,
+  // so which one the pixels come from is arbitrary (and the other one leaks).
+  std::vector<unsigned char> table(entries * entryBytes);
+  if (!readAt(directory + countBytes, table.data(), table.size()))
+  {
+    return "its first page directory cannot be read: damaged or truncated";
+  }
+  std::set<std::uint64_t> tags;
+  for (std::uint64_t e = 0; e < entries; ++e)
+  {
+    tags.insert(number(table.data() + e * entryBytes, 2));
+  }
+  for (const auto & [strips, tiles, what] :
+       { std::make_tuple(273, 324, "offsets"), std::make_tuple(279, 325, "byte counts") })
+  {
+    if (tags.count(strips) != 0 && tags.count(tiles) != 0)
+    {
+      return std::string("its page has both strip and tile ") + what + " (tags " + std::to_string(strips) + " and " +
+             std::to_string(tiles) + "), two layouts at once: damaged";
+    }
   }
   return {};
 }

@@ -20,11 +20,13 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <unistd.h>
+#include <vector>
 
 using namespace mbir::itktest;
 using namespace mbir::scanfiles;
@@ -264,6 +266,33 @@ TEST(ScanFilesTiff, MalformedFiles)
     expectFails(read(good), { "proj_1.tif", "at byte 65535", "lies outside the file (10 bytes)" });
     writeText(folder / "proj_1.tif", std::string("II,\0\x08\0\0\0", 8));
     expectFails(read(good), { "proj_1.tif", "version 44, expected 42, or 43 for BigTIFF" });
+  }
+  {
+    SCOPED_TRACE("strips and tiles at once (libtiff reads either layout, and leaks the other)");
+    const std::vector<std::array<std::uint32_t, 3>> fields = {
+      // tag, type (3 short, 4 long), value
+      { 256, 3, 6 }, { 257, 3, 4 }, { 258, 3, 8 }, { 259, 3, 1 },  { 262, 3, 1 },
+      { 273, 4, 0 }, { 277, 3, 1 }, { 278, 3, 4 }, { 279, 4, 24 }, { 324, 4, 0 }
+    };
+    std::string page("II*\0\x08\0\0\0", 8);
+    auto        append = [&page](std::uint32_t value, int bytes) {
+      for (int i = 0; i < bytes; ++i)
+        page.push_back(static_cast<char>(value >> (8 * i)));
+    };
+    const std::uint32_t pixels = 8 + 2 + 12 * static_cast<std::uint32_t>(fields.size()) + 4;
+    append(static_cast<std::uint32_t>(fields.size()), 2);
+    for (const auto & [tag, type, value] : fields)
+    {
+      append(tag, 2);
+      append(type, 2);
+      append(1, 4);
+      append(tag == 273 || tag == 324 ? pixels : value, 4);
+    }
+    append(0, 4);
+    page.append(24, '\x10');
+    writeText(folder / "proj_1.tif", page);
+    expectFails(read(good), { "proj_1.tif", "both strip and tile offsets", "tags 273 and 324" });
+    writeTiff(folder / "proj_1.tif", 6, 4, 1);
   }
   {
     SCOPED_TRACE("several pages");
