@@ -76,6 +76,58 @@ TEST(QGGMRF, GradientAndHessianMatchSpecReference)
   }
 }
 
+// The CPU backend's cylinder loop (SIMD lanes over the bulk of the slices, slice pairs' coefficients shared between
+// their two voxels, p = 2 known at compile time where it holds) against the per-voxel kernel, on scattered cylinders
+// at the volume's sides and within it, with p = 2 and p != 2.
+TEST(QGGMRF, CpuCylinderLoopMatchesTheVoxelKernel)
+{
+  const ReconShape         shape{ 5, 6, 37 };
+  const std::vector<float> volume = test::uniformRandom(shape.size(), 11, -1.0f, 2.0f);
+  const std::vector<int>   pixels = { 0, 29, 7, 14, 23, 5, 18 }; // corners, sides and the middle, out of order
+  const auto               cpu = makeCpuBackend();
+  for (const kernels::QGGMRFParams & prior : { makePrior(0.3f, 2.0f, 1.2f, 1.0f), makePrior(0.5f, 1.6f, 1.1f, 0.8f) })
+  {
+    SCOPED_TRACE("p = " + std::to_string(prior.p));
+    std::vector<float> gradient(pixels.size() * shape.slices), hessian(gradient.size());
+    cpu->qggmrfGradientHessian(prior,
+                               volume.data(),
+                               shape,
+                               kernels::SliceShard{ 0, shape.slices },
+                               CylinderBatch{ pixels.data(), int(pixels.size()), shape.slices },
+                               nullptr,
+                               nullptr,
+                               gradient.data(),
+                               hessian.data());
+    for (std::size_t b = 0; b < pixels.size(); ++b)
+    {
+      const int row = pixels[b] / shape.cols, col = pixels[b] % shape.cols;
+      auto      at = [&](int r, int c, int k) { return volume[(std::size_t(r) * shape.cols + c) * shape.slices + k]; };
+      for (int k = 0; k < shape.slices; ++k)
+      {
+        const float x = at(row, col, k);
+        auto        nbr = [&](int r, int c, int kk) {
+          const bool inside = r >= 0 && r < shape.rows && c >= 0 && c < shape.cols && kk >= 0 && kk < shape.slices;
+          return inside ? at(r, c, kk) : x; // a missing neighbour is the voxel itself
+        };
+        float g = 0.0f, h = 0.0f;
+        kernels::qggmrfGradientHessian(x,
+                                       nbr(row + 1, col, k),
+                                       nbr(row - 1, col, k),
+                                       nbr(row, col + 1, k),
+                                       nbr(row, col - 1, k),
+                                       nbr(row, col, k + 1),
+                                       nbr(row, col, k - 1),
+                                       kernels::qggmrfTerms(prior),
+                                       g,
+                                       h);
+        const std::size_t i = b * shape.slices + k;
+        EXPECT_NEAR(gradient[i], g, 1e-5f * h) << "pixel " << pixels[b] << ", slice " << k;
+        EXPECT_NEAR(hessian[i], h, 1e-5f * h) << "pixel " << pixels[b] << ", slice " << k;
+      }
+    }
+  }
+}
+
 TEST(QGGMRF, SurrogateCoefficientMatchesDefinition)
 {
   std::mt19937                          engine(7);

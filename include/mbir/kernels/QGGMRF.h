@@ -80,13 +80,19 @@ qggmrfPotential(float delta, const QGGMRFParams & g)
 }
 
 // 2 * btilde(delta) = rho'(delta) / delta, with eps added to s (not clipped) so that 0^(negative) cannot
-// occur; 2 btilde(0) is then the curvature at 0.
+// occur; 2 btilde(0) is then the curvature at 0. PIsTwo: p = 2 known where it is called, which spares the
+// power s^(p-2) = 1 and gives the same value.
+template<bool PIsTwo = false>
 MBIR_HOST_DEVICE inline float
 qggmrfTwoBTilde(float delta, const QGGMRFTerms & t)
 {
   const float s = fabsf(delta) * t.inverseScale + kFloatEpsilon;
   const float ratio = positivePow(s, t.ratioExponent);
-  const float sPowQm2 = ratio * positivePow(s, t.pMinus2); // s^(q-2), and exactly ratio at p = 2 (s^0 = 1)
+  float       sPowQm2 = ratio; // s^(q-2), and exactly ratio at p = 2 (s^0 = 1)
+  if constexpr (!PIsTwo)
+  {
+    sPowQm2 *= positivePow(s, t.pMinus2);
+  }
   const float denom = 1.0f + ratio;
   return t.curvatureScale * sPowQm2 * (t.qOverP + ratio) / (denom * denom);
 }
