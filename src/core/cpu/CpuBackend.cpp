@@ -379,9 +379,9 @@ rowChunks(int rows, int otherTasks, int threads)
 // Worked out one at a time, a (view, pixel) footprint (two divisions, a rounding, branches per cell) costs
 // more than applying it to a cylinder of a few dozen slices. Here a block of them, the pixels of one view or
 // the views of one pixel, is worked out at once in SIMD lanes, each as Taps (cell, weight) pairs: its
-// nonzero cells in order, then padding of weight 0 at cell -1, so that every tap is applied without a
-// branch. The weights are the footprint's own (same formula, same operands), so the projections and their
-// adjointness are unchanged; a footprint with more nonzero cells than Taps (possible only where rounding
+// candidate cells in order, a cell it misses as padding of weight 0 at cell -1, so that every tap is applied
+// without a branch. The weights are the footprint's own (same formula, same operands), so the projections and
+// their adjointness are unchanged; a footprint with more nonzero cells than Taps (possible only where rounding
 // puts both ends of a shadow on cell edges) is flagged and applied the scalar way.
 constexpr int kFootprintBlock = 32;
 
@@ -394,7 +394,10 @@ struct FootprintTaps
 };
 
 // The taps of `lanes` shadows; the candidate cells are nearest - Radius .. nearest + Radius, Radius at least
-// every shadow's supportRadius. Taps == 0 flags every lane for the scalar way.
+// every shadow's supportRadius. With as many taps as candidates, each candidate is a tap; with one fewer (a
+// shadow at most 2 Radius cells wide meets 2 Radius of them, but rounding may put it on a third), the taps
+// start at the second candidate where the first is missed, and a footprint that meets all of them is flagged.
+// Taps == 0 flags every lane for the scalar way.
 template<int Radius, int Taps>
 void
 footprintTaps(const kernels::ChannelShadow * shadows, int lanes, int numCells, FootprintTaps<Taps> & out)
@@ -406,6 +409,7 @@ footprintTaps(const kernels::ChannelShadow * shadows, int lanes, int numCells, F
   else
   {
     constexpr int kCandidates = 2 * Radius + 1;
+    static_assert(Taps == kCandidates || Taps == kCandidates - 1, "a tap per candidate, or one fewer");
 #pragma omp simd
     for (int i = 0; i < lanes; ++i)
     {
@@ -414,30 +418,20 @@ footprintTaps(const kernels::ChannelShadow * shadows, int lanes, int numCells, F
       const bool inside = c > -w - 1.0f && c < static_cast<float>(numCells) + w + 1.0f;
       const int  nearest = static_cast<int>(rintf(inside ? c : 0.0f));
       float      candidate[kCandidates];
-      int        first = kCandidates;
-      for (int j = kCandidates - 1; j >= 0; --j)
+      for (int j = 0; j < kCandidates; ++j)
       {
         const int   n = nearest - Radius + j;
         const float a = shadows[i].scale * kernels::trapezoid(c - static_cast<float>(n), w);
         candidate[j] = inside && n >= 0 && n < numCells ? a : 0.0f;
-        first = candidate[j] != 0.0f ? j : first;
       }
-      int beyond = 0;
-      for (int j = 0; j < kCandidates; ++j)
-      {
-        beyond |= j >= first + Taps && candidate[j] != 0.0f;
-      }
+      const int skip = Taps < kCandidates && candidate[0] == 0.0f ? 1 : 0;
       for (int t = 0; t < Taps; ++t)
       {
-        float a = 0.0f;
-        for (int j = 0; j < kCandidates; ++j)
-        {
-          a = j == first + t ? candidate[j] : a;
-        }
+        const float a = skip ? candidate[std::min(t + 1, kCandidates - 1)] : candidate[t];
         out.weight[t][i] = a;
-        out.cell[t][i] = a != 0.0f ? nearest - Radius + first + t : -1;
+        out.cell[t][i] = a != 0.0f ? nearest - Radius + t + skip : -1;
       }
-      out.scalar[i] = beyond;
+      out.scalar[i] = Taps < kCandidates && !skip && candidate[kCandidates - 1] != 0.0f;
     }
   }
 }
