@@ -1,6 +1,7 @@
 // The CPU backend's instruction-set paths (baseline x86-64, AVX2 + FMA, AVX-512; cpu/CpuDispatch.cpp):
 // every path this build has and this CPU runs gives the baseline path's results to float rounding, for
-// every geometry and operation; MBIR_CPU_DISPATCH chooses the path and names the ones it refuses.
+// every geometry and operation; MBIR_CPU_DISPATCH chooses the path and names the ones it refuses. Also the CPU
+// backend's threads and the host memory of its arrays.
 
 #include "MBIRTestSupport.h"
 #include "SpecGeometries.h"
@@ -14,8 +15,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -249,4 +253,67 @@ TEST(CpuVectorOperations, SumsAndErrorUpdateOnEveryPath)
       }
     }
   }
+}
+
+// The VmFlags of the mapping that holds `address` in /proc/self/smaps; empty where none holds it.
+static std::string
+vmFlagsOf(const void * address)
+{
+  std::ifstream smaps("/proc/self/smaps");
+  std::string   line;
+  bool          inside = false;
+  const auto    at = reinterpret_cast<std::uintptr_t>(address);
+  while (std::getline(smaps, line))
+  {
+    unsigned long      low = 0, high = 0;
+    char               dash = 0;
+    std::istringstream range(line);
+    if (range >> std::hex >> low >> dash >> high && dash == '-')
+    {
+      inside = at >= low && at < high;
+    }
+    else if (inside && line.rfind("VmFlags:", 0) == 0)
+    {
+      return line;
+    }
+  }
+  return "";
+}
+
+// Arrays of 2 MiB and more (the sinograms, the volume, the error and the change of a VCD) are advised to the
+// kernel's transparent huge pages, each from its own offset within a huge page so that equal entries of two arrays
+// do not share a cache set; they are zeroed, whole, and returned to the system when freed.
+TEST(CpuBackendMemory, LargeArraysAreAdvisedToHugePagesZeroedAndReturned)
+{
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "under AddressSanitizer the arrays come from malloc, for its redzones";
+#elif defined(__has_feature)
+#  if __has_feature(address_sanitizer)
+  GTEST_SKIP() << "under AddressSanitizer the arrays come from malloc, for its redzones";
+#  endif
+#endif
+  if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled"))
+  {
+    GTEST_SKIP() << "this kernel has no transparent huge pages";
+  }
+  constexpr std::size_t kHuge = std::size_t(2) << 20;
+  const auto            backend = makeCpuBackend(1);
+  const void *          first = nullptr;
+  {
+    DeviceArray<float> a = backend->allocate<float>((5 << 20) / sizeof(float));
+    DeviceArray<float> b = backend->allocate<float>(kHuge / sizeof(float) + 7);
+    first = a.data();
+    for (DeviceArray<float> * array : { &a, &b })
+    {
+      float * p = array->data();
+      EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % 64, 0u);
+      EXPECT_NE(vmFlagsOf(p).find(" hg"), std::string::npos) << vmFlagsOf(p);
+      EXPECT_TRUE(std::all_of(p, p + array->size(), [](float v) { return v == 0.0f; }));
+      std::fill(p, p + array->size(), 1.0f); // every page of it is there to write
+    }
+    EXPECT_NE(reinterpret_cast<std::uintptr_t>(a.data()) % kHuge, reinterpret_cast<std::uintptr_t>(b.data()) % kHuge);
+    EXPECT_EQ(backend->bytesInUse(), (5u << 20) + kHuge + 7 * sizeof(float));
+  }
+  EXPECT_EQ(backend->bytesInUse(), 0u);
+  EXPECT_EQ(vmFlagsOf(first), "");
 }

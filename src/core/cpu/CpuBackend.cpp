@@ -4,12 +4,12 @@
 #include "mbir/Backend.h"
 #include "mbir/Config.h"
 #include "CpuBackend.h"
+#include "HostMemory.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <new>
 #include <numeric>
@@ -17,8 +17,6 @@
 #include <thread>
 #include <type_traits>
 #include <vector>
-
-#include <unistd.h>
 
 #if MBIR_CPU_PATH > 0
 // GCC 12 warns of the AVX-512 headers' own _mm512_undefined_* values (GCC bug 105593): silenced for them alone.
@@ -331,39 +329,6 @@ tileBlocks(const CylinderBatch & batch, int reconCols)
 }
 
 // Splits `rows` into chunks so that there are enough independent tasks for every thread.
-// What the host can still give: MemAvailable, or less where a cgroup (a container, a CI job) caps the
-// process's memory.
-std::size_t
-hostAvailableBytes()
-{
-  std::size_t available = 0;
-  if (std::ifstream meminfo("/proc/meminfo"); meminfo)
-  {
-    std::string key;
-    std::size_t kib = 0;
-    std::string unit;
-    while (meminfo >> key >> kib >> unit)
-    {
-      if (key == "MemAvailable:")
-      {
-        available = kib << 10;
-        break;
-      }
-    }
-  }
-  if (!available)
-  {
-    available = static_cast<std::size_t>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  }
-  std::ifstream max("/sys/fs/cgroup/memory.max"), current("/sys/fs/cgroup/memory.current");
-  std::size_t   limit = 0, used = 0;
-  if (max >> limit && current >> used) // "max" (no limit) fails the read
-  {
-    available = std::min(available, limit > used ? limit - used : 0);
-  }
-  return available;
-}
-
 int
 rowChunks(int rows, int otherTasks, int threads)
 {
@@ -613,7 +578,7 @@ public:
   std::size_t
   freeBytes() const override
   {
-    return hostAvailableBytes();
+    return cpu::hostAvailableBytes();
   }
   int
   memoryPool() const override
@@ -631,14 +596,14 @@ public:
     {
       throw OutOfDeviceMemory(outOfMemoryMessage(bytes));
     }
-    void * p = bytes ? std::calloc(bytes, 1) : nullptr;
+    void * p = cpu::allocateHostArray(bytes);
     if (bytes && !p)
     {
       throw OutOfDeviceMemory(outOfMemoryMessage(bytes));
     }
     recordAllocation(bytes);
     return DeviceAllocation(p, bytes, [this](void * q, std::size_t n) {
-      std::free(q);
+      cpu::freeHostArray(q, n);
       recordRelease(n);
     });
   }
