@@ -104,10 +104,17 @@ hostArraysTakeHugePages()
 #endif
 }
 
+// Whether an array of `bytes` is mapped on huge pages (allocateHostArray and freeHostArray must agree).
+static bool
+takesHugePages(std::size_t bytes)
+{
+  return bytes >= kHugePageBytes && hostArraysTakeHugePages();
+}
+
 void *
 allocateHostArray(std::size_t bytes)
 {
-  if (bytes >= kHugePageBytes && hostArraysTakeHugePages())
+  if (takesHugePages(bytes))
   {
     return mapHugePages(bytes);
   }
@@ -117,7 +124,7 @@ allocateHostArray(std::size_t bytes)
 void
 freeHostArray(void * p, std::size_t bytes)
 {
-  if (bytes >= kHugePageBytes && hostArraysTakeHugePages())
+  if (takesHugePages(bytes))
   {
     const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(p);
     const std::uintptr_t block = address / kHugePageBytes * kHugePageBytes;
