@@ -1,7 +1,8 @@
 // Projector throughput in voxel-views per second (ROR voxels x views / s) for every geometry, the time of
 // a direct recon (FBP, FDK) and of its ramp filter. Problem size N: N views x N rows x N channels, recon N^3.
 // forward/ and back/ take a second argument S: the projection of one VCD subset, a random 1/S of the
-// cylinders (1: the whole volume; 16: the scattered cylinders a VCD subset projects).
+// cylinders (1: the whole volume; 16 and 128: the scattered cylinders a VCD subset projects, 128 at the finest
+// default granularity, where most of an MBIR's iterations are).
 //   build/bin/mbir-benchmark-projectors [--benchmark_filter=Cpu] [--benchmark_repetitions=3]
 //   build/bin/mbir-benchmark-projectors --benchmark_filter=filter/    (label: the FFT, KissFFT or FFTW)
 // GPU cases register only when a CUDA device is present.
@@ -398,7 +399,7 @@ registerAll(const char * device, std::shared_ptr<Backend> (*make)(), std::initia
     for (const int size : sizes)
     {
       const std::string suffix = std::string(name) + device;
-      for (const int subsets : { 1, 16 })
+      for (const int subsets : { 1, 16, 128 })
       {
         benchmark::RegisterBenchmark(("forward/" + suffix).c_str(), forward, kind, make)
           ->Args({ size, subsets })

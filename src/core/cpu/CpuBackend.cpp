@@ -552,6 +552,72 @@ gatherTaps(const FootprintTaps<Taps> & taps,
   }
 }
 
+// out[k] += sum over Views consecutive views j and the taps of lane i of a_jt (w_jt[k]) column_jt[k], k in
+// [k0, k1), in view order, with a_jt the tap's weight to `power`; taps[j] and views[j] (and weights[j] where
+// Weighted) are view j's. Padding taps, and a view's flagged lanes (applied the scalar way after), read `zeros`.
+// The adjoint of spreadTaps for a view block's cylinders one at a time; as in gatherTaps, the sums stay in
+// registers, 64 slices at a time, over the block's views.
+template<int Taps, int Views, bool Weighted>
+void
+gatherViews(const FootprintTaps<Taps> * taps,
+            int                         i,
+            int                         power,
+            const float * const *       views,
+            const float * const *       weights,
+            int                         rows,
+            const float *               zeros,
+            float *                     out,
+            int                         k0,
+            int                         k1)
+{
+  constexpr int kTerms = Taps * Views;
+  const float * column[kTerms];
+  const float * weight[kTerms];
+  float         a[kTerms];
+  for (int j = 0; j < Views; ++j)
+  {
+    for (int t = 0; t < Taps; ++t)
+    {
+      const int cell = taps[j].scalar[i] ? -1 : taps[j].cell[t][i];
+      column[j * Taps + t] = cell >= 0 ? views[j] + static_cast<std::size_t>(cell) * rows : zeros;
+      weight[j * Taps + t] = cell >= 0 && Weighted ? weights[j] + static_cast<std::size_t>(cell) * rows : zeros;
+      a[j * Taps + t] = cell >= 0 ? kernels::coefficientPower(taps[j].weight[t][i], power) : 0.0f;
+    }
+  }
+  auto vector = [](const float * p) { return *reinterpret_cast<const SliceVector *>(p); };
+  auto blocks = [&](auto vectors, int & k) {
+    constexpr int V = decltype(vectors)::value;
+    for (; k + kSliceLanes * V <= k1; k += kSliceLanes * V)
+    {
+      SliceVector sum[V];
+      for (int u = 0; u < V; ++u)
+        sum[u] = vector(out + k + kSliceLanes * u);
+      for (int j = 0; j < kTerms; ++j)
+      {
+        for (int u = 0; u < V; ++u)
+        {
+          const SliceVector c = vector(column[j] + k + kSliceLanes * u);
+          sum[u] += Weighted ? a[j] * vector(weight[j] + k + kSliceLanes * u) * c : a[j] * c;
+        }
+      }
+      for (int u = 0; u < V; ++u)
+        *reinterpret_cast<SliceVector *>(out + k + kSliceLanes * u) = sum[u];
+    }
+  };
+  int k = k0;
+  blocks(std::integral_constant<int, 64 / kSliceLanes>{}, k);
+  blocks(std::integral_constant<int, 1>{}, k);
+  for (; k < k1; ++k)
+  {
+    float sum = out[k];
+    for (int j = 0; j < kTerms; ++j)
+    {
+      sum += Weighted ? a[j] * weight[j][k] * column[j][k] : a[j] * column[j][k];
+    }
+    out[k] = sum;
+  }
+}
+
 class CpuBackend final : public Backend
 {
 public:
@@ -1114,6 +1180,11 @@ private:
              int                       power,
              float *                   values) const
   {
+    if (m_Threads > 1 && static_cast<std::size_t>(batch.numPixels) * batch.numSlices <= kBlockValues)
+    {
+      backByViews<Weighted, Radius, Taps>(m, batch, sinogram, weights, views, power, values);
+      return;
+    }
     const kernels::ParallelBeamParams &     p = m.params;
     const int                               rows = p.numDetRows;
     const SliceWindow                       window = validSlices(batch, rows);
@@ -1170,40 +1241,161 @@ private:
             }
             for (int i = 0; i < lanes; ++i)
             {
-              if (!taps.scalar[i])
+              if (taps.scalar[i])
               {
-                continue;
-              }
-              const kernels::Footprint fp =
-                kernels::makeFootprint(shadows[i].centre, shadows[i].width, shadows[i].scale, p.numDetChannels);
-              const float * sinoView = sinoViews + i * viewSize;
-              for (int n = fp.first; n <= fp.last; ++n)
-              {
-                const float a = kernels::coefficientPower(fp.weight(n), power);
-                if (a == 0.0f)
-                {
-                  continue;
-                }
-                const float * column = sinoView + static_cast<std::size_t>(n) * rows;
-                if constexpr (Weighted)
-                {
-                  const float * weight = weights + (v0 + i) * viewSize + static_cast<std::size_t>(n) * rows;
-#pragma omp simd
-                  for (int k = k0; k < k1; ++k)
-                  {
-                    out[k] += a * weight[k] * column[k];
-                  }
-                }
-                else
-                {
-#pragma omp simd
-                  for (int k = k0; k < k1; ++k)
-                  {
-                    out[k] += a * column[k];
-                  }
-                }
+                addScalarFootprint<Weighted>(shadows[i],
+                                             p.numDetChannels,
+                                             power,
+                                             sinoViews + i * viewSize,
+                                             Weighted ? weights + (v0 + i) * viewSize : nullptr,
+                                             rows,
+                                             out,
+                                             k0,
+                                             k1);
               }
             }
+          }
+        }
+      }
+    }
+  }
+
+  // A batch that fits in cache (a VCD subset's cylinders), on several threads, view by view. Cylinder by cylinder
+  // every thread reads every view, so each line of the error sinogram sat in both cores' caches when VCD's update
+  // wrote it, and every write had to take the line from the other core first: the update ran at half its speed
+  // (perf, 2 threads). Here each task owns a group of consecutive views (and a range of slices), and the static
+  // schedule gives a thread about the views that the update's static schedule gives it. The gather itself is
+  // slower than cylinder by cylinder (the sums leave registers every kViewBlock views), so one thread keeps
+  // that. Each group adds into sums of its own, added up in group order at the end: groups of a fixed count of
+  // views, so that the result does not depend on how many threads there are. Group 0 adds into `values` itself.
+  static constexpr int kViewsPerGroup = 32, kMaxViewGroups = 8;
+  static constexpr int kViewBlock = 8; // views whose taps a cylinder's sums take in registers at once
+  // out[k] += the footprint of `shadow` (to `power`) applied to a view's columns (times its weights), k in [k0, k1):
+  // a footprint wider than its taps, the scalar way.
+  template<bool Weighted>
+  static void
+  addScalarFootprint(const kernels::ChannelShadow & shadow,
+                     int                            numCells,
+                     int                            power,
+                     const float *                  view,
+                     const float *                  weights,
+                     int                            rows,
+                     float *                        out,
+                     int                            k0,
+                     int                            k1)
+  {
+    const kernels::Footprint fp = kernels::makeFootprint(shadow.centre, shadow.width, shadow.scale, numCells);
+    for (int n = fp.first; n <= fp.last; ++n)
+    {
+      const float a = kernels::coefficientPower(fp.weight(n), power);
+      if (a == 0.0f)
+      {
+        continue;
+      }
+      const float * column = view + static_cast<std::size_t>(n) * rows;
+      const float * weight = Weighted ? weights + static_cast<std::size_t>(n) * rows : nullptr;
+#pragma omp simd
+      for (int k = k0; k < k1; ++k)
+      {
+        out[k] += Weighted ? a * weight[k] * column[k] : a * column[k];
+      }
+    }
+  }
+  template<bool Weighted, int Radius, int Taps>
+  void
+  backByViews(const ParallelBeamModel & m,
+              const CylinderBatch &     batch,
+              const float *             sinogram,
+              const float *             weights,
+              const ViewRange &         views,
+              int                       power,
+              float *                   values) const
+  {
+    const kernels::ParallelBeamParams &     p = m.params;
+    const int                               rows = p.numDetRows;
+    const SliceWindow                       window = validSlices(batch, rows);
+    const int                               span = std::max(0, window.last - window.first);
+    const std::vector<int>                  order = tileBlocks(batch, p.reconCols).order;
+    const std::vector<kernels::PixelCentre> centres = pixelCentres(p, batch, order);
+    const std::size_t                       viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
+    const std::size_t                       count = static_cast<std::size_t>(batch.numPixels) * batch.numSlices;
+    const int                               groups = std::clamp(views.count / kViewsPerGroup, 1, kMaxViewGroups);
+    const int                               chunks = rowChunks(span, groups, m_Threads);
+    const std::vector<float>                zeros(rows, 0.0f); // what padding taps read
+    std::vector<float>                      sums((groups - 1) * count, 0.0f);
+#pragma omp parallel num_threads(m_Threads)
+    {
+      kernels::ChannelShadow shadows[kViewBlock][kFootprintBlock];
+      FootprintTaps<Taps>    taps[kViewBlock];
+#pragma omp for collapse(2) schedule(static)
+      for (int group = 0; group < groups; ++group)
+      {
+        for (int chunk = 0; chunk < chunks; ++chunk)
+        {
+          const int k0 = window.first + span * chunk / chunks;
+          const int k1 = window.first + span * (chunk + 1) / chunks;
+          float *   out = group == 0 ? values : sums.data() + (group - 1) * count;
+          const int last = views.count * (group + 1) / groups;
+          for (int lv = views.count * group / groups; lv < last;)
+          {
+            auto block = [&](auto numViews) {
+              constexpr int V = decltype(numViews)::value;
+              const float * sinoViews[V];
+              const float * weightViews[V];
+              for (int j = 0; j < V; ++j)
+              {
+                sinoViews[j] = sinogram + (lv + j) * viewSize;
+                weightViews[j] = Weighted ? weights + (lv + j) * viewSize : nullptr;
+              }
+              for (int e0 = 0; e0 < batch.numPixels; e0 += kFootprintBlock)
+              {
+                const int lanes = std::min(kFootprintBlock, batch.numPixels - e0);
+                for (int j = 0; j < V; ++j)
+                {
+                  const kernels::ParallelBeamView view = m.views[views.first + lv + j];
+#pragma omp simd
+                  for (int i = 0; i < lanes; ++i)
+                  {
+                    shadows[j][i] = kernels::parallelBeamShadow(p, view, centres[e0 + i].x, centres[e0 + i].y);
+                  }
+                  footprintTaps<Radius, Taps>(shadows[j], lanes, p.numDetChannels, taps[j]);
+                }
+                for (int i = 0; i < lanes; ++i)
+                {
+                  float * o = out + static_cast<std::size_t>(order[e0 + i]) * batch.numSlices - window.offset;
+                  if constexpr (Taps > 0)
+                  {
+                    gatherViews<Taps, V, Weighted>(
+                      taps, i, power, sinoViews, weightViews, rows, zeros.data(), o, k0, k1);
+                  }
+                  for (int j = 0; j < V; ++j)
+                  {
+                    if (taps[j].scalar[i])
+                    {
+                      addScalarFootprint<Weighted>(
+                        shadows[j][i], p.numDetChannels, power, sinoViews[j], weightViews[j], rows, o, k0, k1);
+                    }
+                  }
+                }
+              }
+              lv += V;
+            };
+            if (lv + kViewBlock <= last)
+              block(std::integral_constant<int, kViewBlock>{});
+            else
+              block(std::integral_constant<int, 1>{});
+          }
+        }
+      }
+      if (groups > 1)
+      {
+        for (int group = 1; group < groups; ++group)
+        {
+          const float * const add = sums.data() + (group - 1) * count;
+#pragma omp for simd schedule(static)
+          for (std::size_t j = 0; j < count; ++j)
+          {
+            values[j] += add[j];
           }
         }
       }
