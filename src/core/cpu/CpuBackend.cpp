@@ -483,26 +483,18 @@ constexpr int kSliceLanes = 4;
 #endif
 typedef float SliceVector __attribute__((vector_size(4 * kSliceLanes), aligned(4), may_alias));
 
-// out[k] += sum over the lanes' taps of a_t (w_t[k]) column_t[k] for k in [k0, k1), where the lanes are
-// consecutive views from `sinogram` (and `weights`, unless null); padding taps read `zeros`. The sums stay
-// in registers for 64 slices at a time, then one vector at a time, then the remaining slices one by one.
-template<int Taps>
-void
-gatherTaps(const FootprintTaps<Taps> & taps,
-           int                         lanes,
-           const float *               sinogram,
-           const float *               weights,
-           std::size_t                 viewSize,
-           int                         rows,
-           const float *               zeros,
-           float *                     out,
-           int                         k0,
-           int                         k1)
+// out[k] += sum over the terms j of a_j (w_j[k]) column_j[k] for k in [k0, k1), in term order, w_j where Weighted.
+// The sums stay in registers for 64 slices at a time, then one vector at a time, then the remaining slices one by one.
+template<bool Weighted>
+inline __attribute__((always_inline)) void
+gatherColumns(int                   terms,
+              const float * const * column,
+              const float * const * weight,
+              const float *         a,
+              float *               out,
+              int                   k0,
+              int                   k1)
 {
-  auto source = [&](const float * base, int t, int i) {
-    const int cell = taps.cell[t][i];
-    return cell >= 0 ? base + i * viewSize + static_cast<std::size_t>(cell) * rows : zeros;
-  };
   auto vector = [](const float * p) { return *reinterpret_cast<const SliceVector *>(p); };
   auto blocks = [&](auto vectors, int & k) {
     constexpr int V = decltype(vectors)::value;
@@ -511,23 +503,12 @@ gatherTaps(const FootprintTaps<Taps> & taps,
       SliceVector sum[V];
       for (int u = 0; u < V; ++u)
         sum[u] = vector(out + k + kSliceLanes * u);
-      for (int i = 0; i < lanes; ++i)
+      for (int j = 0; j < terms; ++j)
       {
-        for (int t = 0; t < Taps; ++t)
+        for (int u = 0; u < V; ++u)
         {
-          const float   a = taps.weight[t][i];
-          const float * column = source(sinogram, t, i) + k;
-          if (weights)
-          {
-            const float * weight = source(weights, t, i) + k;
-            for (int u = 0; u < V; ++u)
-              sum[u] += a * vector(weight + kSliceLanes * u) * vector(column + kSliceLanes * u);
-          }
-          else
-          {
-            for (int u = 0; u < V; ++u)
-              sum[u] += a * vector(column + kSliceLanes * u);
-          }
+          const SliceVector c = vector(column[j] + k + kSliceLanes * u);
+          sum[u] += Weighted ? a[j] * vector(weight[j] + k + kSliceLanes * u) * c : a[j] * c;
         }
       }
       for (int u = 0; u < V; ++u)
@@ -540,23 +521,50 @@ gatherTaps(const FootprintTaps<Taps> & taps,
   for (; k < k1; ++k)
   {
     float sum = out[k];
-    for (int i = 0; i < lanes; ++i)
+    for (int j = 0; j < terms; ++j)
     {
-      for (int t = 0; t < Taps; ++t)
-      {
-        const float a = taps.weight[t][i];
-        sum += weights ? a * source(weights, t, i)[k] * source(sinogram, t, i)[k] : a * source(sinogram, t, i)[k];
-      }
+      sum += Weighted ? a[j] * weight[j][k] * column[j][k] : a[j] * column[j][k];
     }
     out[k] = sum;
   }
 }
 
+// out[k] += sum over the lanes' taps of a_t (w_t[k]) column_t[k] for k in [k0, k1), where the lanes are
+// consecutive views from `sinogram` (and `weights`, where Weighted); padding taps read `zeros`.
+template<int Taps, bool Weighted>
+void
+gatherTaps(const FootprintTaps<Taps> & taps,
+           int                         lanes,
+           const float *               sinogram,
+           const float *               weights,
+           std::size_t                 viewSize,
+           int                         rows,
+           const float *               zeros,
+           float *                     out,
+           int                         k0,
+           int                         k1)
+{
+  const float * column[Taps * kFootprintBlock];
+  const float * weight[Taps * kFootprintBlock];
+  float         a[Taps * kFootprintBlock];
+  for (int i = 0; i < lanes; ++i)
+  {
+    for (int t = 0; t < Taps; ++t)
+    {
+      const int         cell = taps.cell[t][i];
+      const std::size_t offset = i * viewSize + static_cast<std::size_t>(cell) * rows;
+      column[i * Taps + t] = cell >= 0 ? sinogram + offset : zeros;
+      weight[i * Taps + t] = cell >= 0 && Weighted ? weights + offset : zeros;
+      a[i * Taps + t] = taps.weight[t][i];
+    }
+  }
+  gatherColumns<Weighted>(lanes * Taps, column, weight, a, out, k0, k1);
+}
+
 // out[k] += sum over Views consecutive views j and the taps of lane i of a_jt (w_jt[k]) column_jt[k], k in
 // [k0, k1), in view order, with a_jt the tap's weight to `power`; taps[j] and views[j] (and weights[j] where
 // Weighted) are view j's. Padding taps, and a view's flagged lanes (applied the scalar way after), read `zeros`.
-// The adjoint of spreadTaps for a view block's cylinders one at a time; as in gatherTaps, the sums stay in
-// registers, 64 slices at a time, over the block's views.
+// The adjoint of spreadTaps for a view block's cylinders one at a time.
 template<int Taps, int Views, bool Weighted>
 void
 gatherViews(const FootprintTaps<Taps> * taps,
@@ -584,38 +592,7 @@ gatherViews(const FootprintTaps<Taps> * taps,
       a[j * Taps + t] = cell >= 0 ? kernels::coefficientPower(taps[j].weight[t][i], power) : 0.0f;
     }
   }
-  auto vector = [](const float * p) { return *reinterpret_cast<const SliceVector *>(p); };
-  auto blocks = [&](auto vectors, int & k) {
-    constexpr int V = decltype(vectors)::value;
-    for (; k + kSliceLanes * V <= k1; k += kSliceLanes * V)
-    {
-      SliceVector sum[V];
-      for (int u = 0; u < V; ++u)
-        sum[u] = vector(out + k + kSliceLanes * u);
-      for (int j = 0; j < kTerms; ++j)
-      {
-        for (int u = 0; u < V; ++u)
-        {
-          const SliceVector c = vector(column[j] + k + kSliceLanes * u);
-          sum[u] += Weighted ? a[j] * vector(weight[j] + k + kSliceLanes * u) * c : a[j] * c;
-        }
-      }
-      for (int u = 0; u < V; ++u)
-        *reinterpret_cast<SliceVector *>(out + k + kSliceLanes * u) = sum[u];
-    }
-  };
-  int k = k0;
-  blocks(std::integral_constant<int, 64 / kSliceLanes>{}, k);
-  blocks(std::integral_constant<int, 1>{}, k);
-  for (; k < k1; ++k)
-  {
-    float sum = out[k];
-    for (int j = 0; j < kTerms; ++j)
-    {
-      sum += Weighted ? a[j] * weight[j][k] * column[j][k] : a[j] * column[j][k];
-    }
-    out[k] = sum;
-  }
+  gatherColumns<Weighted>(kTerms, column, weight, a, out, k0, k1);
 }
 
 class CpuBackend final : public Backend
@@ -1228,16 +1205,16 @@ private:
                   taps.cell[t][i] = taps.scalar[i] ? -1 : taps.cell[t][i];
                 }
               }
-              gatherTaps(taps,
-                         lanes,
-                         sinoViews,
-                         Weighted ? weights + v0 * viewSize : nullptr,
-                         viewSize,
-                         rows,
-                         zeros.data(),
-                         out,
-                         k0,
-                         k1);
+              gatherTaps<Taps, Weighted>(taps,
+                                         lanes,
+                                         sinoViews,
+                                         Weighted ? weights + v0 * viewSize : nullptr,
+                                         viewSize,
+                                         rows,
+                                         zeros.data(),
+                                         out,
+                                         k0,
+                                         k1);
             }
             for (int i = 0; i < lanes; ++i)
             {
