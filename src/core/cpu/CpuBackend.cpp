@@ -160,6 +160,12 @@ struct Lanes
   {
     return _mm512_permutexvar_ps(_mm512_set1_epi32(15), a);
   }
+  // (previous's last lane, a's lanes 0 to Width - 2): a vector of consecutive values moved up one lane.
+  static Float
+  shiftIn(Float previous, Float a)
+  {
+    return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(a), _mm512_castps_si512(previous), 15));
+  }
 };
 #  else
 struct Lanes
@@ -285,6 +291,13 @@ struct Lanes
   broadcastLast(Float a)
   {
     return _mm256_permutevar8x32_ps(a, broadcast(7));
+  }
+  // Each half's bytes moved up one lane from the pair (previous's upper half, a's lower half) and (a's halves).
+  static Float
+  shiftIn(Float previous, Float a)
+  {
+    const __m256i below = _mm256_permute2f128_si256(_mm256_castps_si256(previous), _mm256_castps_si256(a), 0x21);
+    return _mm256_castsi256_ps(_mm256_alignr_epi8(_mm256_castps_si256(a), below, 12));
   }
 };
 #  endif
@@ -1533,37 +1546,64 @@ private:
     std::fill_n(sums + hi + 1, kTableSize, sums[hi]);
   }
 
-  // out[i] = I(t0 + dt i) for i in [0, count), with floor(t) clamped to [lo, hi], where d is 0 (so that I is 0 below
-  // lo and sums[hi] from hi on). Tables sums and density hold kTableSize entries past hi; the SIMD paths write out up
-  // to a vector past count.
+  // out[i] = scale (I(t(i + 1)) - I(t(i))) for i in [0, count), t(i) = t0 + dt i, with floor(t) clamped to [lo, hi],
+  // where d is 0 (so that I is 0 below lo and sums[hi] from hi on): what falls between consecutive edges. Tables sums
+  // and density hold kTableSize entries past hi.
   static void
-  integralAtEdges(const float * sums, const float * density, int lo, int hi, float t0, float dt, int count, float * out)
+  integralBetweenEdges(const float * sums,
+                       const float * density,
+                       int           lo,
+                       int           hi,
+                       float         t0,
+                       float         dt,
+                       int           count,
+                       float         scale,
+                       float *       out)
   {
+    auto integralAt = [&](int e) {
+      const float t = t0 + dt * static_cast<float>(e);
+      const int   j = std::min(std::max(floorToInt(t), lo), hi);
+      return sums[j] + (t - static_cast<float>(j)) * density[j];
+    };
     int i = 0;
 #if MBIR_CPU_PATH > 0
     // A vector of edges at once, each lane's entries looked up by a permute in the Width (dt < 1) or 2 x Width
     // (dt < 2) entries from the block's lowest cell on, instead of a gather, which the compiler emulates one lane at a
     // time. The cells grow from lane to lane by dt at most, which the clamp keeps, so the bounds on dt (with a margin
-    // for rounding) keep every lane's cell in its table. A longer dt is left to the loop below.
+    // for rounding) keep every lane's cell in its table. A longer dt is left to the loop below. The integral at each
+    // lane's lower edge is the one before it, moved up a lane from the block before; the last block's store is masked.
     using L = Lanes;
     static_assert(2 * L::kWidth <= kTableSize, "the buffers hold a table past their end");
     auto edges = [&](auto narrow) {
       const L::Int low = L::broadcast(lo), high = L::broadcast(hi);
-      for (; i < count; i += L::kWidth)
-      {
-        const L::Float t = t0 + dt * (static_cast<float>(i) + L::laneNumbers());
+      auto         integral = [&](L::Float t) {
         const L::Int   j = L::clamp(L::floorToInt(t), low, high);
         const int      base = L::first(j);
         const L::Int   cell = L::sub(j, L::broadcast(base));
         const L::Float fraction = t - L::toFloat(j);
         if constexpr (decltype(narrow)::value)
         {
-          L::store(out + i, L::lookupNarrow(sums + base, cell) + fraction * L::lookupNarrow(density + base, cell));
+          return L::lookupNarrow(sums + base, cell) + fraction * L::lookupNarrow(density + base, cell);
         }
         else
         {
-          L::store(out + i, L::lookup(sums + base, cell) + fraction * L::lookup(density + base, cell));
+          return L::lookup(sums + base, cell) + fraction * L::lookup(density + base, cell);
         }
+      };
+      L::Float below = L::zero() + integralAt(0); // the lane moved up into the first block
+      for (; i < count; i += L::kWidth)
+      {
+        const L::Float above = integral(t0 + dt * (static_cast<float>(i + 1) + L::laneNumbers()));
+        const L::Float between = scale * (above - L::shiftIn(below, above));
+        if (i + L::kWidth <= count)
+        {
+          L::store(out + i, between);
+        }
+        else
+        {
+          L::storeFirst(out + i, between, count - i);
+        }
+        below = above;
       }
     };
     if (dt < 0.99f)
@@ -1578,9 +1618,7 @@ private:
 #pragma omp simd
     for (int e = i; e < count; ++e)
     {
-      const float t = t0 + dt * static_cast<float>(e);
-      const int   j = std::min(std::max(floorToInt(t), lo), hi);
-      out[e] = sums[j] + (t - static_cast<float>(j)) * density[j];
+      out[e] = scale * (integralAt(e + 1) - integralAt(e));
     }
   }
 
@@ -1611,12 +1649,9 @@ private:
     const kernels::RowMap map = rowMap;
     const BoxResampling   box(map);
     const int             kFirst = window.first, kLast = window.last, cells = kLast - kFirst + 2 + kTableSize;
-    // g[k] and sums[k] for k in [kFirst - 1, kLast] and a table after; g is 0 outside the window. Then the edges
-    // (and a table's length for the SIMD paths' last vector).
-    float * const g =
-      atLeast(scratch, 2 * static_cast<std::size_t>(cells) + (last - first + 2) + kTableSize) + 1 - kFirst;
+    // g[k] and sums[k] for k in [kFirst - 1, kLast] and a table after; g is 0 outside the window.
+    float * const g = atLeast(scratch, 2 * static_cast<std::size_t>(cells)) + 1 - kFirst;
     float * const sums = g + cells;
-    float * const edges = sums + cells + kFirst - 1;
     g[kFirst - 1] = 0.0f;
     std::fill_n(g + kLast, kTableSize, 0.0f);
     const float * const xk = x - window.offset;
@@ -1633,12 +1668,8 @@ private:
       g[j] = map.weightScale(j) * xk[j];
     }
     prefixSums(g, kFirst - 1, kLast, sums);
-    integralAtEdges(sums, g, kFirst - 1, kLast, box.edge(first), box.inverse, last - first + 2, edges);
-#pragma omp simd
-    for (int m = 0; m <= last - first; ++m)
-    {
-      column[first + m] = box.step * (edges[m + 1] - edges[m]);
-    }
+    integralBetweenEdges(
+      sums, g, kFirst - 1, kLast, box.edge(first), box.inverse, last - first + 1, box.step, column + first);
   }
 
   // The transpose: out[k - offset] += sum_m b(m, k) column[m] over the window's slices and rows [first, last];
@@ -1655,31 +1686,31 @@ private:
     const kernels::RowMap map = rowMap;
     const BoxResampling   box(map);
     const int             cells = last - first + 3 + kTableSize, slices = window.last - window.first;
-    float * const sums = atLeast(scratch, static_cast<std::size_t>(cells) + slices + 1 + kTableSize) + 1 - first;
-    float * const edges = sums + first - 1 + cells; // and a table's length for the SIMD paths' last vector
+    float * const         sums = atLeast(scratch, static_cast<std::size_t>(cells) + slices) + 1 - first;
+    float * const         between = sums + first - 1 + cells; // the column's share of each slice
     prefixSums(column, first - 1, last + 1, sums);
-    integralAtEdges(sums,
-                    column,
-                    first - 1,
-                    last + 1,
-                    box.start + box.step * static_cast<float>(window.first) + 0.5f,
-                    box.step,
-                    slices + 1,
-                    edges);
+    integralBetweenEdges(sums,
+                         column,
+                         first - 1,
+                         last + 1,
+                         box.start + box.step * static_cast<float>(window.first) + 0.5f,
+                         box.step,
+                         slices,
+                         1.0f,
+                         between);
     float * const outk = out - window.offset + window.first;
     int           i = 0;
 #if MBIR_CPU_PATH > 0
     using L = Lanes;
     for (; i + L::kWidth <= slices; i += L::kWidth)
     {
-      L::store(outk + i,
-               L::load(outk + i) + weightScales(map, window.first + i) * (L::load(edges + i + 1) - L::load(edges + i)));
+      L::store(outk + i, L::load(outk + i) + weightScales(map, window.first + i) * L::load(between + i));
     }
 #endif
 #pragma omp simd
     for (int j = i; j < slices; ++j)
     {
-      outk[j] += map.weightScale(window.first + j) * (edges[j + 1] - edges[j]);
+      outk[j] += map.weightScale(window.first + j) * between[j];
     }
   }
 
@@ -1841,17 +1872,49 @@ private:
 #endif
   }
 
-  // projections[i] = pixelProjection(view, pixel) for (view, pixel) = lane(i), i < lanes: worked out together,
-  // independent of the work on each, they pipeline (and vectorise where the geometry has no branch).
+  // What each of a block of (view, cylinder) pairs needs from its projection: the projection, the rows that the
+  // window's slices reach, and the weights of its first kChannelWeights channels (past them, the scalar way).
+  static constexpr int kChannelWeights = 4;
+  struct ColumnBlock
+  {
+    kernels::PixelProjection projections[kFootprintBlock];
+    int                      firstRow[kFootprintBlock], lastRow[kFootprintBlock];
+    float                    weight[kChannelWeights][kFootprintBlock];
+
+    // The weight of channel n of pair i.
+    float
+    channelWeight(int i, int n) const
+    {
+      const int c = n - projections[i].channels.first;
+      return c < kChannelWeights ? weight[c][i] : projections[i].channels.weight(n);
+    }
+  };
+
+  // The block for (view, pixel) = lane(i), i < lanes: worked out together, independent of the work on each, the
+  // pairs pipeline (and vectorise where the geometry has no branch), where one at a time their scalar arithmetic
+  // was a fifth of a cone projection.
   template<typename Params, typename Lane>
   static void
-  projectionsOf(const Params & p, int lanes, kernels::PixelProjection * projections, Lane && lane)
+  columnsOf(const Params & p, int lanes, const SliceWindow & window, ColumnBlock & block, Lane && lane)
   {
 #pragma omp simd
     for (int i = 0; i < lanes; ++i)
     {
       const auto [view, pixel] = lane(i);
-      projections[i] = kernels::pixelProjection(p, view, pixel);
+      block.projections[i] = kernels::pixelProjection(p, view, pixel);
+    }
+#pragma omp simd
+    for (int i = 0; i < lanes; ++i)
+    {
+      const kernels::PixelProjection & proj = block.projections[i];
+      int                              first, last;
+      proj.rows.rowsReached(window.first, window.last - 1, p.numDetRows, first, last);
+      block.firstRow[i] = first;
+      block.lastRow[i] = last;
+      for (int c = 0; c < kChannelWeights; ++c)
+      {
+        block.weight[c][i] = proj.channels.weight(proj.channels.first + c);
+      }
     }
   }
 
@@ -1877,8 +1940,8 @@ private:
     }
 #pragma omp parallel num_threads(m_Threads)
     {
-      std::vector<float>       column(rows), scratch;
-      kernels::PixelProjection projections[kFootprintBlock];
+      std::vector<float> column(rows), scratch;
+      ColumnBlock        block;
 #pragma omp for schedule(dynamic)
       for (int lv = 0; lv < views.count; ++lv)
       {
@@ -1889,14 +1952,14 @@ private:
           // The projections of a block of cylinders at once, in SIMD lanes.
           if (e % kFootprintBlock == 0)
           {
-            projectionsOf(p, std::min(kFootprintBlock, batch.numPixels - e), projections, [&](int i) {
+            columnsOf(p, std::min(kFootprintBlock, batch.numPixels - e), window, block, [&](int i) {
               return std::pair{ view, batch.pixels[order[e + i]] };
             });
           }
           const int                        b = order[e];
-          const kernels::PixelProjection & proj = projections[e % kFootprintBlock];
-          int                            first, last;
-          proj.rows.rowsReached(window.first, window.last - 1, rows, first, last);
+          const int                        i = e % kFootprintBlock;
+          const kernels::PixelProjection & proj = block.projections[i];
+          const int                        first = block.firstRow[i], last = block.lastRow[i];
           if (proj.channels.last < proj.channels.first || last < first)
           {
             continue;
@@ -1910,7 +1973,7 @@ private:
                        column.data());
           for (int n = proj.channels.first; n <= proj.channels.last; ++n)
           {
-            const float a = proj.channels.weight(n);
+            const float a = block.channelWeight(i, n);
             if (a == 0.0f)
             {
               continue;
@@ -1947,7 +2010,7 @@ private:
     {
       std::vector<float> buffer(rows + 2 + kTableSize), scratch;
       float * const column = buffer.data() + 1; // column[-1] and column[rows] for the box resampling, and its table
-      kernels::PixelProjection projections[kFootprintBlock];
+      ColumnBlock        block;
 #pragma omp for schedule(dynamic, 4)
       for (int e = 0; e < batch.numPixels; ++e)
       {
@@ -1958,13 +2021,13 @@ private:
           // The projections of a block of views at once, in SIMD lanes.
           if (lv % kFootprintBlock == 0)
           {
-            projectionsOf(p, std::min(kFootprintBlock, views.count - lv), projections, [&](int i) {
+            columnsOf(p, std::min(kFootprintBlock, views.count - lv), window, block, [&](int i) {
               return std::pair{ m.views[views.first + lv + i], batch.pixels[b] };
             });
           }
-          const kernels::PixelProjection & proj = projections[lv % kFootprintBlock];
-          int                            first, last;
-          proj.rows.rowsReached(window.first, window.last - 1, rows, first, last);
+          const int                        i = lv % kFootprintBlock;
+          const kernels::PixelProjection & proj = block.projections[i];
+          const int                        first = block.firstRow[i], last = block.lastRow[i];
           if (proj.channels.last < proj.channels.first || last < first)
           {
             continue;
@@ -1972,7 +2035,7 @@ private:
           std::fill(column + first - 1, column + last + 2, 0.0f);
           for (int n = proj.channels.first; n <= proj.channels.last; ++n)
           {
-            const float a = kernels::coefficientPower(proj.channels.weight(n), power);
+            const float a = kernels::coefficientPower(block.channelWeight(i, n), power);
             if (a == 0.0f)
             {
               continue;
