@@ -495,6 +495,13 @@ constexpr int kSliceLanes = 8;
 constexpr int kSliceLanes = 4;
 #endif
 typedef float SliceVector __attribute__((vector_size(4 * kSliceLanes), aligned(4), may_alias));
+// The slices from p on. A function rather than a lambda: GCC warned (-Wpsabi) that a lambda returning the vector
+// changes the ABI without the wider instructions.
+inline SliceVector
+slicesAt(const float * p)
+{
+  return *reinterpret_cast<const SliceVector *>(p);
+}
 
 // out[k] += sum over the terms j of a_j (w_j[k]) column_j[k] for k in [k0, k1), in term order, w_j where Weighted.
 // The sums stay in registers for 64 slices at a time, then one vector at a time, then the remaining slices one by one.
@@ -508,20 +515,19 @@ gatherColumns(int                   terms,
               int                   k0,
               int                   k1)
 {
-  auto vector = [](const float * p) { return *reinterpret_cast<const SliceVector *>(p); };
   auto blocks = [&](auto vectors, int & k) {
     constexpr int V = decltype(vectors)::value;
     for (; k + kSliceLanes * V <= k1; k += kSliceLanes * V)
     {
       SliceVector sum[V];
       for (int u = 0; u < V; ++u)
-        sum[u] = vector(out + k + kSliceLanes * u);
+        sum[u] = slicesAt(out + k + kSliceLanes * u);
       for (int j = 0; j < terms; ++j)
       {
         for (int u = 0; u < V; ++u)
         {
-          const SliceVector c = vector(column[j] + k + kSliceLanes * u);
-          sum[u] += Weighted ? a[j] * vector(weight[j] + k + kSliceLanes * u) * c : a[j] * c;
+          const SliceVector c = slicesAt(column[j] + k + kSliceLanes * u);
+          sum[u] += Weighted ? a[j] * slicesAt(weight[j] + k + kSliceLanes * u) * c : a[j] * c;
         }
       }
       for (int u = 0; u < V; ++u)
