@@ -37,8 +37,9 @@ if [ "$which" = thread ] || [ "$which" = both ]; then
   command -v clang++ >/dev/null || { echo "test-sanitizers.sh: thread needs clang (apt-get install clang libomp-dev)"; exit 1; }
   archer=$(dirname "$(readlink -f "$(command -v clang++)")")/../lib/libarcher.so
   [ -e "$archer" ] || { echo "test-sanitizers.sh: no libarcher.so (apt-get install libomp-dev)"; exit 1; }
+  # -Wno-pass-failed: at -O1 clang reports each `omp simd` loop it leaves scalar (a hundred lines); this build checks races.
   cmake -S . -B build-tsan "${common[@]}" -DMBIR_BUILD_ITK=OFF -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-    -DCMAKE_CXX_FLAGS="-O1 -g -fsanitize=thread" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" > /dev/null
+    -DCMAKE_CXX_FLAGS="-O1 -g -fsanitize=thread -Wno-pass-failed" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" > /dev/null
   cmake --build build-tsan --target MBIREngineTests
   # Several devices at once (their collectives, halos, shards) and OpenMP teams in every kernel family.
   OMP_TOOL_LIBRARIES=$archer TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ignore_noninstrumented_modules=1" MBIR_NUM_THREADS=2 \

@@ -52,7 +52,7 @@ Projector::Projector(Geometry geometry, std::shared_ptr<const DeviceGroup> devic
   {
     throw std::invalid_argument("Projector: no devices given");
   }
-  std::visit([this](const auto & g) { g.validate(); }, m_Geometry);
+  std::visit([](const auto & g) { g.validate(); }, m_Geometry);
   m_Views = ShardLayout(sinogramShape().views, numDevices());
   m_Slices = ShardLayout(reconShape().slices, numDevices());
   m_RorPixels = detectorAndGridOf(m_Geometry).rorMask.pixelIndices(reconShape());

@@ -1374,12 +1374,10 @@ private:
                   }
                 }
               }
-              lv += V;
+              return V;
             };
-            if (lv + kViewBlock <= last)
-              block(std::integral_constant<int, kViewBlock>{});
-            else
-              block(std::integral_constant<int, 1>{});
+            lv += lv + kViewBlock <= last ? block(std::integral_constant<int, kViewBlock>{})
+                                          : block(std::integral_constant<int, 1>{});
           }
         }
       }
