@@ -548,12 +548,14 @@ gatherColumns(int                   terms,
   }
 }
 
-// out[k] += sum over the lanes' taps of a_t (w_t[k]) column_t[k] for k in [k0, k1), where the lanes are
-// consecutive views from `sinogram` (and `weights`, where Weighted); padding taps read `zeros`.
+// out[k] += sum over the lanes' taps of a_t (w_t[k]) column_t[k] for k in [k0, k1), with a_t the tap's weight to
+// `power`, where the lanes are consecutive views from `sinogram` (and `weights`, where Weighted). Padding taps, and
+// flagged lanes (applied the scalar way after), read `zeros`.
 template<int Taps, bool Weighted>
 void
 gatherTaps(const FootprintTaps<Taps> & taps,
            int                         lanes,
+           int                         power,
            const float *               sinogram,
            const float *               weights,
            std::size_t                 viewSize,
@@ -570,11 +572,11 @@ gatherTaps(const FootprintTaps<Taps> & taps,
   {
     for (int t = 0; t < Taps; ++t)
     {
-      const int         cell = taps.cell[t][i];
+      const int         cell = taps.scalar[i] ? -1 : taps.cell[t][i];
       const std::size_t offset = i * viewSize + static_cast<std::size_t>(cell) * rows;
       column[i * Taps + t] = cell >= 0 ? sinogram + offset : zeros;
       weight[i * Taps + t] = cell >= 0 && Weighted ? weights + offset : zeros;
-      a[i * Taps + t] = taps.weight[t][i];
+      a[i * Taps + t] = cell >= 0 ? kernels::coefficientPower(taps.weight[t][i], power) : 0.0f;
     }
   }
   gatherColumns<Weighted>(lanes * Taps, column, weight, a, out, k0, k1);
@@ -1214,18 +1216,9 @@ private:
             const float * sinoViews = sinogram + v0 * viewSize;
             if constexpr (Taps > 0)
             {
-              for (int t = 0; t < Taps; ++t)
-              {
-                for (int i = 0; i < lanes; ++i)
-                {
-                  // Flagged lanes take no part here: weight 0 at cell -1.
-                  const float a = taps.scalar[i] ? 0.0f : kernels::coefficientPower(taps.weight[t][i], power);
-                  taps.weight[t][i] = a;
-                  taps.cell[t][i] = taps.scalar[i] ? -1 : taps.cell[t][i];
-                }
-              }
               gatherTaps<Taps, Weighted>(taps,
                                          lanes,
+                                         power,
                                          sinoViews,
                                          Weighted ? weights + v0 * viewSize : nullptr,
                                          viewSize,
@@ -1896,7 +1889,7 @@ private:
 
   // The block for (view, pixel) = lane(i), i < lanes: worked out together, independent of the work on each, the
   // pairs pipeline (and vectorise where the geometry has no branch), where one at a time their scalar arithmetic
-  // was a fifth of a cone projection.
+  // was a quarter of a cone projection.
   template<typename Params, typename Lane>
   static void
   columnsOf(const Params & p, int lanes, const SliceWindow & window, ColumnBlock & block, Lane && lane)
