@@ -7,9 +7,10 @@ set -euo pipefail
 export MBIR_PROGRESS=none
 tools=$1 work=$2
 source "$(dirname "$0")/tool-test-lib.sh"
-fresh_scan 192 32 192
-# 16 iterations: the runs stopped after the third or second have at least a dozen left (about 2 s), where the log
-# is polled every 0.25 s, so that a loaded machine cannot let a run finish before its signal.
+fresh_scan 192 16 192
+# 16 iterations: the runs stopped after the third or second have at least a dozen left (about 1 s in a Release build,
+# half a minute under AddressSanitizer), where the log is polled every 0.25 s, so that a loaded machine cannot let a
+# run finish before its signal. 16 rows rather than more: each of the four runs costs a minute under the sanitizer.
 run=(--geometry scan.json --input sinogram.nrrd --max-iterations 16 --stop-threshold 0)
 "$tools/mbir-recon" "${run[@]}" --output uninterrupted.nrrd | tee uninterrupted.log
 grep -q "MBIR: 16 iterations" uninterrupted.log || fail "the uninterrupted run did not do 16 iterations"
