@@ -218,8 +218,8 @@ forwardRowMapKernel(Params                        p,
     {
       continue;
     }
-    int firstRow, lastRow;
-    proj.rows.rowsReached(g0, g1 - 1, rows, firstRow, lastRow);
+    const kernels::RowRange reached = proj.rows.rowsReached(g0, g1 - 1, rows);
+    const int               firstRow = reached.first, lastRow = reached.last;
     const float * x = values + static_cast<std::size_t>(first + g) * stride - firstSlice;
     for (int m = firstRow + threadIdx.x; m <= lastRow; m += blockDim.x)
     {
@@ -290,8 +290,8 @@ backRowMapKernel(Params                        p,
       for (int t = 0; t < count; ++t)
       {
         const kernels::PixelProjection proj = projections[t];
-        int                            firstRow, lastRow;
-        proj.rows.rowsReached(g0, g1 - 1, rows, firstRow, lastRow);
+        const kernels::RowRange        reached = proj.rows.rowsReached(g0, g1 - 1, rows);
+        const int                      firstRow = reached.first, lastRow = reached.last;
         // The same for every thread of the block, so no thread skips a barrier alone.
         if (proj.channels.last < proj.channels.first || lastRow < firstRow)
         {

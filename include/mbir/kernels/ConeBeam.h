@@ -31,18 +31,20 @@ makeConeBeamView(float angle, float zShift)
   return ConeBeamView{ cosf(angle), sinf(angle), zShift };
 }
 
+// The pair (view, the cylinder centred at `centre`) on a flat or a curved detector. Without a branch, so that a loop
+// over pairs vectorises (the CPU works out blocks of them in SIMD lanes); the curved detector's atan2 keeps it scalar.
+template<bool Curved>
 MBIR_HOST_DEVICE inline PixelProjection
-pixelProjection(const ConeBeamParams & p, const ConeBeamView & view, int pixel)
+coneBeamProjection(const ConeBeamParams & p, const ConeBeamView & view, PixelCentre centre)
 {
-  const PixelCentre centre = pixelCentre(pixel, p.reconRows, p.reconCols, p.deltaX, p.deltaY);
-  const float       xObject = centre.x, yObject = centre.y;
+  const float xObject = centre.x, yObject = centre.y;
   // Scanner frame: x along the channels, y toward the source at (0, S).
   const float x = view.cosAngle * xObject - view.sinAngle * yObject;
   const float y = view.sinAngle * xObject + view.cosAngle * yObject;
   const float toSource = p.sourceIso - y;
 
   float magnification, u, cosFan, sinFan;
-  if (p.curved)
+  if constexpr (Curved)
   {
     const float distance = sqrtf(toSource * toSource + x * x);
     cosFan = toSource / distance;
@@ -67,7 +69,7 @@ pixelProjection(const ConeBeamParams & p, const ConeBeamView & view, int pixel)
   const float wy = fabsf(sinRay) * p.deltaY;
   const float across = wx > wy ? wx : wy;
   // A flat panel sees the shadow stretched by 1 / cos(fan angle); a curved one does not.
-  const float channelWidth = magnification * across / (p.deltaChannel * (p.curved ? 1.0f : cosFan));
+  const float channelWidth = magnification * across / (p.deltaChannel * (Curved ? 1.0f : cosFan));
   const float channelCentre = (u + p.channelOffset) / p.deltaChannel + 0.5f * static_cast<float>(p.numDetChannels - 1);
 
   PixelProjection projection;
@@ -80,6 +82,18 @@ pixelProjection(const ConeBeamParams & p, const ConeBeamView & view, int pixel)
   projection.rows =
     RowMap{ magnification * zFirst / p.deltaRow + axisRow, step, step, 1.0f, axisRow, p.deltaRow * p.inverseSdd };
   return projection;
+}
+
+MBIR_HOST_DEVICE inline PixelProjection
+pixelProjection(const ConeBeamParams & p, const ConeBeamView & view, PixelCentre centre)
+{
+  return p.curved ? coneBeamProjection<true>(p, view, centre) : coneBeamProjection<false>(p, view, centre);
+}
+
+MBIR_HOST_DEVICE inline PixelProjection
+pixelProjection(const ConeBeamParams & p, const ConeBeamView & view, int pixel)
+{
+  return pixelProjection(p, view, pixelCentre(pixel, p.reconRows, p.reconCols, p.deltaX, p.deltaY));
 }
 
 } // namespace mbir::kernels

@@ -31,16 +31,17 @@ makeMultiAxisParallelView(float azimuth, float elevation)
   return MultiAxisParallelView{ makeParallelBeamView(azimuth), cosf(elevation), sinf(elevation) };
 }
 
+// The pair (view, the cylinder centred at `centre`).
 MBIR_HOST_DEVICE inline PixelProjection
-pixelProjection(const MultiAxisParallelParams & p, const MultiAxisParallelView & view, int pixel)
+pixelProjection(const MultiAxisParallelParams & p, const MultiAxisParallelView & view, PixelCentre centre)
 {
   const ParallelBeamParams inPlane{ p.numDetRows,   p.numDetChannels, p.reconRows, p.reconCols,
                                     p.deltaChannel, p.channelOffset,  p.deltaX,    p.deltaY };
+  const ChannelShadow      shadow = parallelBeamShadow(inPlane, view.azimuth, centre.x, centre.y);
   PixelProjection          projection;
-  projection.channels = parallelBeamChannelFootprint(inPlane, view.azimuth, pixel);
+  projection.channels = makeFootprint(shadow.centre, shadow.width, shadow.scale, p.numDetChannels);
 
-  const PixelCentre centre = pixelCentre(pixel, p.reconRows, p.reconCols, p.deltaX, p.deltaY);
-  const float       xObject = centre.x, yObject = centre.y;
+  const float xObject = centre.x, yObject = centre.y;
   // Depth along the in-plane ray (toward the detector), and the voxel's extent along it.
   const float depth = -(view.azimuth.sinAngle * xObject + view.azimuth.cosAngle * yObject);
   const float dx = fabsf(view.azimuth.sinAngle) * p.deltaX;
@@ -61,6 +62,12 @@ pixelProjection(const MultiAxisParallelParams & p, const MultiAxisParallelView &
                             axisRow,
                             0.0f };
   return projection;
+}
+
+MBIR_HOST_DEVICE inline PixelProjection
+pixelProjection(const MultiAxisParallelParams & p, const MultiAxisParallelView & view, int pixel)
+{
+  return pixelProjection(p, view, pixelCentre(pixel, p.reconRows, p.reconCols, p.deltaX, p.deltaY));
 }
 
 } // namespace mbir::kernels

@@ -16,6 +16,13 @@ clipped(float v, float low, float high)
   return above < high ? above : high;
 }
 
+// Detector rows [first, last]; empty when last < first.
+struct RowRange
+{
+  int first;
+  int last;
+};
+
 // How the slices of one voxel cylinder fall on the detector rows in one view. Slice k casts a shadow
 // `width` rows high centred on row first + step * k, weighted per unit overlap by
 // scale * sqrt(1 + (obliquity * (centre - axisRow))^2): the path-length gain of a ray that leaves the
@@ -68,24 +75,32 @@ struct RowMap
     lastSlice = lastSlice >= numSlices ? numSlices - 1 : lastSlice;
   }
 
-  // The detector rows that slices [firstSlice, lastSlice] can reach, as [firstRow, lastRow] clipped to the
-  // detector (empty when lastRow < firstRow).
-  MBIR_HOST_DEVICE void
-  rowsReached(int firstSlice, int lastSlice, int numRows, int & firstRow, int & lastRow) const
-  {
-    const float a = centre(firstSlice), b = centre(lastSlice);
-    const float reach = 0.5f * (width + 1.0f);
-    const float top = static_cast<float>(numRows);
-    firstRow = static_cast<int>(clipped(floorf((a < b ? a : b) - reach), -1.0f, top));
-    lastRow = static_cast<int>(clipped(ceilf((a > b ? a : b) + reach), -1.0f, top));
-    firstRow = firstRow < 0 ? 0 : firstRow;
-    lastRow = lastRow >= numRows ? numRows - 1 : lastRow;
-    if (lastSlice < firstSlice)
-    {
-      lastRow = firstRow - 1;
-    }
-  }
+  // The detector rows that slices [firstSlice, lastSlice] can reach (rowsReached below).
+  MBIR_HOST_DEVICE RowRange
+  rowsReached(int firstSlice, int lastSlice, int numRows) const;
 };
+
+// The detector rows that slices [firstSlice, lastSlice] of a row map (first, step, width) can reach, clipped to the
+// detector (empty when last < first). Of the map's fields rather than the map, and without branches, so that the
+// CPU's loop over a block of pairs vectorises: GCC kept an aggregate whose address a call takes in an array per SIMD
+// lane, and left the loop scalar.
+MBIR_HOST_DEVICE inline RowRange
+rowsReached(float first, float step, float width, int firstSlice, int lastSlice, int numRows)
+{
+  const float a = first + step * static_cast<float>(firstSlice), b = first + step * static_cast<float>(lastSlice);
+  const float reach = 0.5f * (width + 1.0f);
+  const float top = static_cast<float>(numRows);
+  const int   low = static_cast<int>(clipped(floorf((a < b ? a : b) - reach), -1.0f, top));
+  const int   high = static_cast<int>(clipped(ceilf((a > b ? a : b) + reach), -1.0f, top));
+  const int   firstRow = low < 0 ? 0 : low;
+  return { firstRow, lastSlice < firstSlice ? firstRow - 1 : (high >= numRows ? numRows - 1 : high) };
+}
+
+MBIR_HOST_DEVICE inline RowRange
+RowMap::rowsReached(int firstSlice, int lastSlice, int numRows) const
+{
+  return kernels::rowsReached(first, step, width, firstSlice, lastSlice, numRows);
+}
 
 // The detector and recon grid as the kernels of the row-map geometries read them.
 struct GridParams

@@ -22,10 +22,10 @@ struct TranslationParams : GridParams
   float inverseSdd; // 1 / D (D is finite for translation)
 };
 
+// The pair (view, the cylinder centred at `centre`).
 MBIR_HOST_DEVICE inline PixelProjection
-pixelProjection(const TranslationParams & p, const TranslationView & view, int pixel)
+pixelProjection(const TranslationParams & p, const TranslationView & view, PixelCentre centre)
 {
-  const PixelCentre centre = pixelCentre(pixel, p.reconRows, p.reconCols, p.deltaX, p.deltaY);
   const float       x = centre.x - view.x;
   const float       y = centre.y - view.y;
   const float       magnification = 1.0f / ((p.sourceIso - y) * p.inverseSdd);
@@ -44,6 +44,12 @@ pixelProjection(const TranslationParams & p, const TranslationView & view, int p
   projection.rows =
     RowMap{ magnification * zFirst / p.deltaRow + axisRow, step, step, 1.0f, axisRow, p.deltaRow * p.inverseSdd };
   return projection;
+}
+
+MBIR_HOST_DEVICE inline PixelProjection
+pixelProjection(const TranslationParams & p, const TranslationView & view, int pixel)
+{
+  return pixelProjection(p, view, pixelCentre(pixel, p.reconRows, p.reconCols, p.deltaX, p.deltaY));
 }
 
 } // namespace mbir::kernels

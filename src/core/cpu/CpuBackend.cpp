@@ -444,8 +444,9 @@ widestShadow(const kernels::ParallelBeamParams & p, const kernels::ParallelBeamV
 }
 
 // Object-frame centres of the batch's cylinders, in the order given.
+template<typename Params>
 std::vector<kernels::PixelCentre>
-pixelCentres(const kernels::ParallelBeamParams & p, const CylinderBatch & batch, const std::vector<int> & order)
+pixelCentres(const Params & p, const CylinderBatch & batch, const std::vector<int> & order)
 {
   std::vector<kernels::PixelCentre> centres(order.size());
   for (std::size_t e = 0; e < order.size(); ++e)
@@ -1870,44 +1871,105 @@ private:
   }
 
   // What each of a block of (view, cylinder) pairs needs from its projection: the projection, the rows that the
-  // window's slices reach, and the weights of its first kChannelWeights channels (past them, the scalar way).
+  // window's slices reach, and the weights of its first kChannelWeights channels (past them, the scalar way). Each
+  // field is an array over the pairs, so that the loop working them out stores whole vectors.
   static constexpr int kChannelWeights = 4;
   struct ColumnBlock
   {
-    kernels::PixelProjection projections[kFootprintBlock];
-    int                      firstRow[kFootprintBlock], lastRow[kFootprintBlock];
-    float                    weight[kChannelWeights][kFootprintBlock];
+    float channelCentre[kFootprintBlock], channelWidth[kFootprintBlock], channelScale[kFootprintBlock];
+    int   firstChannel[kFootprintBlock], lastChannel[kFootprintBlock];
+    float rowFirst[kFootprintBlock], rowStep[kFootprintBlock], rowWidth[kFootprintBlock], rowScale[kFootprintBlock];
+    float axisRow[kFootprintBlock], obliquity[kFootprintBlock];
+    int   firstRow[kFootprintBlock], lastRow[kFootprintBlock];
+    float weight[kChannelWeights][kFootprintBlock];
 
+    kernels::Footprint
+    channels(int i) const
+    {
+      return { channelCentre[i], channelWidth[i], channelScale[i], firstChannel[i], lastChannel[i] };
+    }
+    kernels::RowMap
+    rows(int i) const
+    {
+      return { rowFirst[i], rowStep[i], rowWidth[i], rowScale[i], axisRow[i], obliquity[i] };
+    }
     // The weight of channel n of pair i.
     float
     channelWeight(int i, int n) const
     {
-      const int c = n - projections[i].channels.first;
-      return c < kChannelWeights ? weight[c][i] : projections[i].channels.weight(n);
+      const int c = n - firstChannel[i];
+      return c < kChannelWeights ? weight[c][i] : channels(i).weight(n);
     }
   };
 
-  // The block for (view, pixel) = lane(i), i < lanes: worked out together, independent of the work on each, the
-  // pairs pipeline (and vectorise where the geometry has no branch), where one at a time their scalar arithmetic
-  // was a quarter of a cone projection.
-  template<typename Params, typename Lane>
-  static void
-  columnsOf(const Params & p, int lanes, const SliceWindow & window, ColumnBlock & block, Lane && lane)
+  // The projection of (view, the cylinder centred at `centre`); for cone beam, the detector's shape chosen at compile
+  // time (Curved), since a branch on it kept the loop over pairs scalar.
+  template<bool Curved, typename Params>
+  static kernels::PixelProjection
+  projectionOf(const Params & p, const typename Params::View & view, kernels::PixelCentre centre)
   {
-#pragma omp simd
-    for (int i = 0; i < lanes; ++i)
+    if constexpr (std::is_same_v<Params, kernels::ConeBeamParams>)
     {
-      const auto [view, pixel] = lane(i);
-      block.projections[i] = kernels::pixelProjection(p, view, pixel);
+      return kernels::coneBeamProjection<Curved>(p, view, centre);
     }
+    else
+    {
+      return kernels::pixelProjection(p, view, centre);
+    }
+  }
+
+  // The block of pairs i < lanes: (views[i], centres[0]) when ByView, else (views[0], centres[i]). In SIMD lanes: one
+  // pair at a time, their scalar arithmetic was a fifth of a cone projection.
+  template<bool ByView, typename Params>
+  static void
+  columnsOf(const Params &                p,
+            int                           lanes,
+            const SliceWindow &           window,
+            const typename Params::View * views,
+            const kernels::PixelCentre *  centres,
+            ColumnBlock &                 block)
+  {
+    if constexpr (std::is_same_v<Params, kernels::ConeBeamParams>)
+    {
+      if (p.curved)
+      {
+        return columnsBy<ByView, true>(p, lanes, window, views, centres, block);
+      }
+    }
+    columnsBy<ByView, false>(p, lanes, window, views, centres, block);
+  }
+  // The loop of columnsOf, written as GCC vectorises it: the block's fields stored one by one, the rows reached from
+  // the map's fields, the pairs indexed here rather than by a closure. An aggregate whose address a call or closure
+  // took became an array per SIMD lane, and the loop stayed scalar. The curved cone's atan2 keeps its loop scalar.
+  template<bool ByView, bool Curved, typename Params>
+  static void
+  columnsBy(const Params &                p,
+            int                           lanes,
+            const SliceWindow &           window,
+            const typename Params::View * views,
+            const kernels::PixelCentre *  centres,
+            ColumnBlock &                 block)
+  {
+    const int kFirst = window.first, kLast = window.last - 1, numRows = p.numDetRows;
 #pragma omp simd
     for (int i = 0; i < lanes; ++i)
     {
-      const kernels::PixelProjection & proj = block.projections[i];
-      int                              first, last;
-      proj.rows.rowsReached(window.first, window.last - 1, p.numDetRows, first, last);
-      block.firstRow[i] = first;
-      block.lastRow[i] = last;
+      const kernels::PixelProjection proj = projectionOf<Curved>(p, views[ByView ? i : 0], centres[ByView ? 0 : i]);
+      block.channelCentre[i] = proj.channels.center;
+      block.channelWidth[i] = proj.channels.width;
+      block.channelScale[i] = proj.channels.scale;
+      block.firstChannel[i] = proj.channels.first;
+      block.lastChannel[i] = proj.channels.last;
+      block.rowFirst[i] = proj.rows.first;
+      block.rowStep[i] = proj.rows.step;
+      block.rowWidth[i] = proj.rows.width;
+      block.rowScale[i] = proj.rows.scale;
+      block.axisRow[i] = proj.rows.axisRow;
+      block.obliquity[i] = proj.rows.obliquity;
+      const kernels::RowRange reached =
+        kernels::rowsReached(proj.rows.first, proj.rows.step, proj.rows.width, kFirst, kLast, numRows);
+      block.firstRow[i] = reached.first;
+      block.lastRow[i] = reached.last;
       for (int c = 0; c < kChannelWeights; ++c)
       {
         block.weight[c][i] = proj.channels.weight(proj.channels.first + c);
@@ -1926,11 +1988,12 @@ private:
           const ViewRange &             views,
           float *                       sinogram) const
   {
-    const Params &         p = m.params;
-    const int              rows = p.numDetRows;
-    const SliceWindow      window = validSlices(batch, p.reconSlices);
-    const std::vector<int> order = tileBlocks(batch, p.reconCols).order;
-    const std::size_t      viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
+    const Params &                          p = m.params;
+    const int                               rows = p.numDetRows;
+    const SliceWindow                       window = validSlices(batch, p.reconSlices);
+    const std::vector<int>                  order = tileBlocks(batch, p.reconCols).order;
+    const std::vector<kernels::PixelCentre> centres = pixelCentres(p, batch, order);
+    const std::size_t                       viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
     if (window.last <= window.first)
     {
       return;
@@ -1949,26 +2012,23 @@ private:
           // The projections of a block of cylinders at once, in SIMD lanes.
           if (e % kFootprintBlock == 0)
           {
-            columnsOf(p, std::min(kFootprintBlock, batch.numPixels - e), window, block, [&](int i) {
-              return std::pair{ view, batch.pixels[order[e + i]] };
-            });
+            columnsOf<false>(p, std::min(kFootprintBlock, batch.numPixels - e), window, &view, &centres[e], block);
           }
-          const int                        b = order[e];
-          const int                        i = e % kFootprintBlock;
-          const kernels::PixelProjection & proj = block.projections[i];
-          const int                        first = block.firstRow[i], last = block.lastRow[i];
-          if (proj.channels.last < proj.channels.first || last < first)
+          const int b = order[e];
+          const int i = e % kFootprintBlock;
+          const int first = block.firstRow[i], last = block.lastRow[i];
+          if (block.lastChannel[i] < block.firstChannel[i] || last < first)
           {
             continue;
           }
-          spreadColumn(proj.rows,
+          spreadColumn(block.rows(i),
                        values + static_cast<std::size_t>(b) * batch.numSlices,
                        window,
                        first,
                        last,
                        scratch,
                        column.data());
-          for (int n = proj.channels.first; n <= proj.channels.last; ++n)
+          for (int n = block.firstChannel[i]; n <= block.lastChannel[i]; ++n)
           {
             const float a = block.channelWeight(i, n);
             if (a == 0.0f)
@@ -1994,11 +2054,12 @@ private:
        int                           power,
        float *                       values) const
   {
-    const Params &         p = m.params;
-    const int              rows = p.numDetRows;
-    const SliceWindow      window = validSlices(batch, p.reconSlices);
-    const std::vector<int> order = tileBlocks(batch, p.reconCols).order;
-    const std::size_t      viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
+    const Params &                          p = m.params;
+    const int                               rows = p.numDetRows;
+    const SliceWindow                       window = validSlices(batch, p.reconSlices);
+    const std::vector<int>                  order = tileBlocks(batch, p.reconCols).order;
+    const std::vector<kernels::PixelCentre> centres = pixelCentres(p, batch, order);
+    const std::size_t                       viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
     if (window.last <= window.first)
     {
       return;
@@ -2018,19 +2079,17 @@ private:
           // The projections of a block of views at once, in SIMD lanes.
           if (lv % kFootprintBlock == 0)
           {
-            columnsOf(p, std::min(kFootprintBlock, views.count - lv), window, block, [&](int i) {
-              return std::pair{ m.views[views.first + lv + i], batch.pixels[b] };
-            });
+            columnsOf<true>(
+              p, std::min(kFootprintBlock, views.count - lv), window, &m.views[views.first + lv], &centres[e], block);
           }
-          const int                        i = lv % kFootprintBlock;
-          const kernels::PixelProjection & proj = block.projections[i];
-          const int                        first = block.firstRow[i], last = block.lastRow[i];
-          if (proj.channels.last < proj.channels.first || last < first)
+          const int i = lv % kFootprintBlock;
+          const int first = block.firstRow[i], last = block.lastRow[i];
+          if (block.lastChannel[i] < block.firstChannel[i] || last < first)
           {
             continue;
           }
           std::fill(column + first - 1, column + last + 2, 0.0f);
-          for (int n = proj.channels.first; n <= proj.channels.last; ++n)
+          for (int n = block.firstChannel[i]; n <= block.lastChannel[i]; ++n)
           {
             const float a = kernels::coefficientPower(block.channelWeight(i, n), power);
             if (a == 0.0f)
@@ -2040,7 +2099,7 @@ private:
             const std::size_t offset = lv * viewSize + static_cast<std::size_t>(n) * rows + first;
             addScaled(a, sinogram + offset, Weighted ? weights + offset : nullptr, last - first + 1, column + first);
           }
-          gatherColumn(proj.rows, column, first, last, power, window, scratch, out);
+          gatherColumn(block.rows(i), column, first, last, power, window, scratch, out);
         }
       }
     }
