@@ -37,9 +37,8 @@ pixelProjection(const MultiAxisParallelParams & p, const MultiAxisParallelView &
 {
   const ParallelBeamParams inPlane{ p.numDetRows,   p.numDetChannels, p.reconRows, p.reconCols,
                                     p.deltaChannel, p.channelOffset,  p.deltaX,    p.deltaY };
-  const ChannelShadow      shadow = parallelBeamShadow(inPlane, view.azimuth, centre.x, centre.y);
   PixelProjection          projection;
-  projection.channels = makeFootprint(shadow.centre, shadow.width, shadow.scale, p.numDetChannels);
+  projection.channels = parallelBeamChannelFootprint(inPlane, view.azimuth, centre);
 
   const float xObject = centre.x, yObject = centre.y;
   // Depth along the in-plane ray (toward the detector), and the voxel's extent along it.

@@ -55,13 +55,19 @@ parallelBeamShadow(const ParallelBeamParams & p, const ParallelBeamView & view, 
   return ChannelShadow{ centre, across / p.deltaChannel, p.deltaX * p.deltaY / across };
 }
 
-// The channels hit by the cylinder at flat pixel index `pixel` (= row * reconCols + col) in one view.
+// The channels hit by the cylinder centred at `centre` in one view.
+MBIR_HOST_DEVICE inline Footprint
+parallelBeamChannelFootprint(const ParallelBeamParams & p, const ParallelBeamView & view, PixelCentre centre)
+{
+  const ChannelShadow shadow = parallelBeamShadow(p, view, centre.x, centre.y);
+  return makeFootprint(shadow.centre, shadow.width, shadow.scale, p.numDetChannels);
+}
+
+// ... at flat pixel index `pixel` (= row * reconCols + col).
 MBIR_HOST_DEVICE inline Footprint
 parallelBeamChannelFootprint(const ParallelBeamParams & p, const ParallelBeamView & view, int pixel)
 {
-  const PixelCentre   centre = pixelCentre(pixel, p.reconRows, p.reconCols, p.deltaX, p.deltaY);
-  const ChannelShadow shadow = parallelBeamShadow(p, view, centre.x, centre.y);
-  return makeFootprint(shadow.centre, shadow.width, shadow.scale, p.numDetChannels);
+  return parallelBeamChannelFootprint(p, view, pixelCentre(pixel, p.reconRows, p.reconCols, p.deltaX, p.deltaY));
 }
 
 } // namespace mbir::kernels
