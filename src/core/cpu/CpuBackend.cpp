@@ -1653,11 +1653,19 @@ private:
     g[kFirst - 1] = 0.0f;
     std::fill_n(g + kLast, kTableSize, 0.0f);
     const float * const xk = x - window.offset;
-    int                 k = kFirst;
+    sums[kFirst - 1] = 0.0f;
+    sums[kFirst] = 0.0f;
+    int k = kFirst;
 #if MBIR_CPU_PATH > 0
+    // g and its prefix sums in one pass, as prefixSums does, without reading g back.
+    Lanes::Float carry = Lanes::zero();
     for (; k + Lanes::kWidth <= kLast; k += Lanes::kWidth)
     {
-      Lanes::store(g + k, weightScales(map, k) * Lanes::load(xk + k));
+      const Lanes::Float gk = weightScales(map, k) * Lanes::load(xk + k);
+      Lanes::store(g + k, gk);
+      const Lanes::Float block = Lanes::prefixSum(gk);
+      Lanes::store(sums + k + 1, block + carry);
+      carry += Lanes::broadcastLast(block);
     }
 #endif
 #pragma omp simd
@@ -1665,7 +1673,11 @@ private:
     {
       g[j] = map.weightScale(j) * xk[j];
     }
-    prefixSums(g, kFirst - 1, kLast, sums);
+    for (; k < kLast; ++k)
+    {
+      sums[k + 1] = sums[k] + g[k];
+    }
+    std::fill_n(sums + kLast + 1, kTableSize, sums[kLast]);
     integralBetweenEdges(
       sums, g, kFirst - 1, kLast, box.edge(first), box.inverse, last - first + 1, box.step, column + first);
   }
