@@ -1882,6 +1882,51 @@ private:
 #endif
   }
 
+  // y[i] = sum_c a[c] x_c[i] (w_c[i] when w is given) for i in [0, count), x_c = x + offset[c] (and w_c): the back
+  // projection's detector column from its channels, a vector of rows at once over all channels, so that the column is
+  // stored once rather than read and written again for each channel as addScaled would.
+  static void
+  sumOfChannels(const float *       a,
+                const std::size_t * offset,
+                int                 channels,
+                const float *       x,
+                const float *       w,
+                int                 count,
+                float *             y)
+  {
+#if MBIR_CPU_PATH > 0
+    using L = Lanes;
+    for (int i = 0; i < count; i += L::kWidth)
+    {
+      const int rest = std::min(L::kWidth, count - i);
+      L::Float  sum = L::zero();
+      for (int c = 0; c < channels; ++c)
+      {
+        const float * const xc = x + offset[c] + i;
+        if (rest == L::kWidth)
+        {
+          sum += a[c] * (w ? L::load(w + offset[c] + i) * L::load(xc) : L::load(xc));
+        }
+        else
+        {
+          sum += a[c] * (w ? L::loadFirst(w + offset[c] + i, rest) * L::loadFirst(xc, rest) : L::loadFirst(xc, rest));
+        }
+      }
+      L::storeFirst(y + i, sum, rest);
+    }
+#else
+    std::fill_n(y, count, 0.0f);
+    for (int c = 0; c < channels; ++c)
+    {
+#  pragma omp simd
+      for (int j = 0; j < count; ++j)
+      {
+        y[j] += a[c] * (w ? w[offset[c] + j] * x[offset[c] + j] : x[offset[c] + j]);
+      }
+    }
+#endif
+  }
+
   // What each of a block of (view, cylinder) pairs needs from its projection: the projection, the rows that the
   // window's slices reach, and the weights of its first kChannelWeights channels (past them, the scalar way). Each
   // field is an array over the pairs, so that the loop working them out stores whole vectors.
@@ -2081,6 +2126,8 @@ private:
       std::vector<float> buffer(rows + 2 + kTableSize), scratch;
       float * const column = buffer.data() + 1; // column[-1] and column[rows] for the box resampling, and its table
       ColumnBlock        block;
+      std::vector<float> coefficients;
+      std::vector<std::size_t> offsets;
 #pragma omp for schedule(dynamic, 4)
       for (int e = 0; e < batch.numPixels; ++e)
       {
@@ -2100,17 +2147,26 @@ private:
           {
             continue;
           }
-          std::fill(column + first - 1, column + last + 2, 0.0f);
+          // The channels that meet the pair, with their coefficients.
+          coefficients.clear();
+          offsets.clear();
           for (int n = block.firstChannel[i]; n <= block.lastChannel[i]; ++n)
           {
             const float a = kernels::coefficientPower(block.channelWeight(i, n), power);
-            if (a == 0.0f)
+            if (a != 0.0f)
             {
-              continue;
+              coefficients.push_back(a);
+              offsets.push_back(lv * viewSize + static_cast<std::size_t>(n) * rows + first);
             }
-            const std::size_t offset = lv * viewSize + static_cast<std::size_t>(n) * rows + first;
-            addScaled(a, sinogram + offset, Weighted ? weights + offset : nullptr, last - first + 1, column + first);
           }
+          column[first - 1] = column[last + 1] = 0.0f;
+          sumOfChannels(coefficients.data(),
+                        offsets.data(),
+                        static_cast<int>(coefficients.size()),
+                        sinogram,
+                        Weighted ? weights : nullptr,
+                        last - first + 1,
+                        column + first);
           gatherColumn(block.rows(i), column, first, last, power, window, scratch, out);
         }
       }
