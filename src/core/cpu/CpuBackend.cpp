@@ -1976,7 +1976,10 @@ private:
   }
 
   // The block of pairs i < lanes: (views[i], centres[0]) when ByView, else (views[0], centres[i]). In SIMD lanes: one
-  // pair at a time, their scalar arithmetic was a fifth of a cone projection.
+  // pair at a time, their scalar arithmetic was a fifth of a cone projection. The loop is written as GCC vectorises
+  // it: the block's fields stored one by one, the rows reached from the map's fields, the pairs indexed here rather
+  // than by a closure (an aggregate whose address a call or closure took became an array per SIMD lane, and the loop
+  // stayed scalar). The curved cone's atan2 keeps its loop scalar.
   template<bool ByView, typename Params>
   static void
   columnsOf(const Params &                p,
@@ -1986,52 +1989,42 @@ private:
             const kernels::PixelCentre *  centres,
             ColumnBlock &                 block)
   {
+    const int kFirst = window.first, kLast = window.last - 1, numRows = p.numDetRows;
+    auto      fill = [&](auto curved) {
+#pragma omp simd
+      for (int i = 0; i < lanes; ++i)
+      {
+        const kernels::PixelProjection proj =
+          projectionOf<decltype(curved)::value>(p, views[ByView ? i : 0], centres[ByView ? 0 : i]);
+        block.channelCentre[i] = proj.channels.center;
+        block.channelWidth[i] = proj.channels.width;
+        block.channelScale[i] = proj.channels.scale;
+        block.firstChannel[i] = proj.channels.first;
+        block.lastChannel[i] = proj.channels.last;
+        block.rowFirst[i] = proj.rows.first;
+        block.rowStep[i] = proj.rows.step;
+        block.rowWidth[i] = proj.rows.width;
+        block.rowScale[i] = proj.rows.scale;
+        block.axisRow[i] = proj.rows.axisRow;
+        block.obliquity[i] = proj.rows.obliquity;
+        const kernels::RowRange reached =
+          kernels::rowsReached(proj.rows.first, proj.rows.step, proj.rows.width, kFirst, kLast, numRows);
+        block.firstRow[i] = reached.first;
+        block.lastRow[i] = reached.last;
+        for (int c = 0; c < kChannelWeights; ++c)
+        {
+          block.weight[c][i] = proj.channels.weight(proj.channels.first + c);
+        }
+      }
+    };
     if constexpr (std::is_same_v<Params, kernels::ConeBeamParams>)
     {
       if (p.curved)
       {
-        return columnsBy<ByView, true>(p, lanes, window, views, centres, block);
+        return fill(std::true_type{});
       }
     }
-    columnsBy<ByView, false>(p, lanes, window, views, centres, block);
-  }
-  // The loop of columnsOf, written as GCC vectorises it: the block's fields stored one by one, the rows reached from
-  // the map's fields, the pairs indexed here rather than by a closure. An aggregate whose address a call or closure
-  // took became an array per SIMD lane, and the loop stayed scalar. The curved cone's atan2 keeps its loop scalar.
-  template<bool ByView, bool Curved, typename Params>
-  static void
-  columnsBy(const Params &                p,
-            int                           lanes,
-            const SliceWindow &           window,
-            const typename Params::View * views,
-            const kernels::PixelCentre *  centres,
-            ColumnBlock &                 block)
-  {
-    const int kFirst = window.first, kLast = window.last - 1, numRows = p.numDetRows;
-#pragma omp simd
-    for (int i = 0; i < lanes; ++i)
-    {
-      const kernels::PixelProjection proj = projectionOf<Curved>(p, views[ByView ? i : 0], centres[ByView ? 0 : i]);
-      block.channelCentre[i] = proj.channels.center;
-      block.channelWidth[i] = proj.channels.width;
-      block.channelScale[i] = proj.channels.scale;
-      block.firstChannel[i] = proj.channels.first;
-      block.lastChannel[i] = proj.channels.last;
-      block.rowFirst[i] = proj.rows.first;
-      block.rowStep[i] = proj.rows.step;
-      block.rowWidth[i] = proj.rows.width;
-      block.rowScale[i] = proj.rows.scale;
-      block.axisRow[i] = proj.rows.axisRow;
-      block.obliquity[i] = proj.rows.obliquity;
-      const kernels::RowRange reached =
-        kernels::rowsReached(proj.rows.first, proj.rows.step, proj.rows.width, kFirst, kLast, numRows);
-      block.firstRow[i] = reached.first;
-      block.lastRow[i] = reached.last;
-      for (int c = 0; c < kChannelWeights; ++c)
-      {
-        block.weight[c][i] = proj.channels.weight(proj.channels.first + c);
-      }
-    }
+    fill(std::false_type{});
   }
 
   // Geometries with a row map (cone, translation, multi-axis): each task owns one view, so no two tasks
