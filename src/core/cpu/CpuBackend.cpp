@@ -1684,9 +1684,11 @@ private:
 
   // The transpose: out[k - offset] += sum_m b(m, k) column[m] over the window's slices and rows [first, last];
   // column[first - 1] and column[last + 1] must exist and be 0, and kTableSize entries after the latter exist.
+  // columnSums: prefixSums of the column over [first - 1, last + 1] where the caller has them, else nullptr.
   static void
   gatherBox(const kernels::RowMap & rowMap,
             const float *           column,
+            const float *           columnSums,
             int                     first,
             int                     last,
             const SliceWindow &     window,
@@ -1696,9 +1698,14 @@ private:
     const kernels::RowMap map = rowMap;
     const BoxResampling   box(map);
     const int             cells = last - first + 3 + kTableSize, slices = window.last - window.first;
-    float * const         sums = atLeast(scratch, static_cast<std::size_t>(cells) + slices) + 1 - first;
-    float * const         between = sums + first - 1 + cells; // the column's share of each slice
-    prefixSums(column, first - 1, last + 1, sums);
+    float * const         table = atLeast(scratch, static_cast<std::size_t>(cells) + slices) + 1 - first;
+    float * const         between = table + first - 1 + cells; // the column's share of each slice
+    const float *         sums = columnSums;
+    if (!sums)
+    {
+      prefixSums(column, first - 1, last + 1, table);
+      sums = table;
+    }
     integralBetweenEdges(sums,
                          column,
                          first - 1,
@@ -1827,6 +1834,7 @@ private:
   static void
   gatherColumn(const kernels::RowMap & map,
                const float *           column,
+               const float *           columnSums,
                int                     first,
                int                     last,
                int                     power,
@@ -1838,7 +1846,7 @@ private:
     {
       if (power == 1)
       {
-        return gatherBox(map, column, first, last, window, scratch, out);
+        return gatherBox(map, column, columnSums, first, last, window, scratch, out);
       }
       const int rowsPerSlice = BoxResampling(map).rowsPerSlice();
       if (rowsPerSlice <= 7)
@@ -1884,7 +1892,8 @@ private:
 
   // y[i] = sum_c a[c] x_c[i] (w_c[i] when w is given) for i in [0, count), x_c = x + offset[c] (and w_c): the back
   // projection's detector column from its channels, a vector of rows at once over all channels, so that the column is
-  // stored once rather than read and written again for each channel as addScaled would.
+  // stored once rather than read and written again for each channel as addScaled would. Where sums is given, also
+  // sums[i + 1] = sums[0] + y[0] + ... + y[i], the box resampling's table, in the same pass.
   static void
   sumOfChannels(const float *       a,
                 const std::size_t * offset,
@@ -1892,10 +1901,12 @@ private:
                 const float *       x,
                 const float *       w,
                 int                 count,
-                float *             y)
+                float *             y,
+                float *             sums)
   {
 #if MBIR_CPU_PATH > 0
     using L = Lanes;
+    L::Float carry = L::zero() + (sums ? sums[0] : 0.0f);
     for (int i = 0; i < count; i += L::kWidth)
     {
       const int rest = std::min(L::kWidth, count - i);
@@ -1913,6 +1924,12 @@ private:
         }
       }
       L::storeFirst(y + i, sum, rest);
+      if (sums)
+      {
+        const L::Float block = L::prefixSum(sum);
+        L::storeFirst(sums + i + 1, block + carry, rest);
+        carry += L::broadcastLast(block);
+      }
     }
 #else
     std::fill_n(y, count, 0.0f);
@@ -1923,6 +1940,10 @@ private:
       {
         y[j] += a[c] * (w ? w[offset[c] + j] * x[offset[c] + j] : x[offset[c] + j]);
       }
+    }
+    for (int j = 0; sums && j < count; ++j)
+    {
+      sums[j + 1] = sums[j] + y[j];
     }
 #endif
   }
@@ -2118,6 +2139,8 @@ private:
     {
       std::vector<float> buffer(rows + 2 + kTableSize), scratch;
       float * const column = buffer.data() + 1; // column[-1] and column[rows] for the box resampling, and its table
+      std::vector<float> table(rows + 3 + kTableSize);
+      float * const      sums = table.data() + 1; // its prefix sums over [-1, rows], and the table after
       ColumnBlock        block;
       std::vector<float> coefficients;
       std::vector<std::size_t> offsets;
@@ -2152,15 +2175,23 @@ private:
               offsets.push_back(lv * viewSize + static_cast<std::size_t>(n) * rows + first);
             }
           }
+          // The box resampling's table (power 1), as prefixSums would make it from the column, in the same pass.
+          const bool box = power == 1 && block.rowWidth[i] == block.rowStep[i];
           column[first - 1] = column[last + 1] = 0.0f;
+          sums[first - 1] = sums[first] = 0.0f;
           sumOfChannels(coefficients.data(),
                         offsets.data(),
                         static_cast<int>(coefficients.size()),
                         sinogram,
                         Weighted ? weights : nullptr,
                         last - first + 1,
-                        column + first);
-          gatherColumn(block.rows(i), column, first, last, power, window, scratch, out);
+                        column + first,
+                        box ? sums + first : nullptr);
+          if (box)
+          {
+            std::fill_n(sums + last + 2, kTableSize, sums[last + 1]);
+          }
+          gatherColumn(block.rows(i), column, box ? sums : nullptr, first, last, power, window, scratch, out);
         }
       }
     }
