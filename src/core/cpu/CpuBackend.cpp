@@ -1520,27 +1520,24 @@ private:
   // edges' own coordinates does, and the results are as close to A as the overlaps were (GeometryMatrix test), so
   // one float per sum is enough.
 
-  // sums[j] for j in [lo, hi], then sums[hi] repeated over the kTableSize entries after it. The SIMD paths read the
-  // density up to a vector past hi (whatever it holds there only reaches the entries overwritten after hi).
-  static void
-  prefixSums(const float * density, int lo, int hi, float * sums)
-  {
-    int j = lo;
-    sums[j] = 0.0f;
+  // The tables are made where the density is, in the same pass (spreadBox, sumOfChannels): sums[lo] = 0, then
+  // sums[j + 1] = sums[j] + d[j] for j < hi a vector at a time by runningSums, and sums[hi] repeated over the
+  // kTableSize entries after hi (endTable).
 #if MBIR_CPU_PATH > 0
-    using L = Lanes;
-    L::Float carry = L::zero();
-    for (; j < hi; j += L::kWidth)
-    {
-      const L::Float block = L::prefixSum(L::load(density + j));
-      L::store(sums + j + 1, block + carry);
-      carry += L::broadcastLast(block); // off the chain from one block to the next, which is then one add
-    }
+  // The next vector of a sums table: the inclusive prefix sums of a vector of densities plus carry, the total of the
+  // vectors before in every lane, which it then adds this vector's total to.
+  static Lanes::Float
+  runningSums(Lanes::Float density, Lanes::Float & carry)
+  {
+    const Lanes::Float block = Lanes::prefixSum(density);
+    const Lanes::Float sums = block + carry;
+    carry += Lanes::broadcastLast(block); // off the chain from one block to the next, which is then one add
+    return sums;
+  }
 #endif
-    for (; j < hi; ++j)
-    {
-      sums[j + 1] = sums[j] + density[j];
-    }
+  static void
+  endTable(float * sums, int hi)
+  {
     std::fill_n(sums + hi + 1, kTableSize, sums[hi]);
   }
 
@@ -1657,15 +1654,13 @@ private:
     sums[kFirst] = 0.0f;
     int k = kFirst;
 #if MBIR_CPU_PATH > 0
-    // g and its prefix sums in one pass, as prefixSums does, without reading g back.
+    // g and its sums table in one pass.
     Lanes::Float carry = Lanes::zero();
     for (; k + Lanes::kWidth <= kLast; k += Lanes::kWidth)
     {
       const Lanes::Float gk = weightScales(map, k) * Lanes::load(xk + k);
       Lanes::store(g + k, gk);
-      const Lanes::Float block = Lanes::prefixSum(gk);
-      Lanes::store(sums + k + 1, block + carry);
-      carry += Lanes::broadcastLast(block);
+      Lanes::store(sums + k + 1, runningSums(gk, carry));
     }
 #endif
 #pragma omp simd
@@ -1677,18 +1672,18 @@ private:
     {
       sums[k + 1] = sums[k] + g[k];
     }
-    std::fill_n(sums + kLast + 1, kTableSize, sums[kLast]);
+    endTable(sums, kLast);
     integralBetweenEdges(
       sums, g, kFirst - 1, kLast, box.edge(first), box.inverse, last - first + 1, box.step, column + first);
   }
 
   // The transpose: out[k - offset] += sum_m b(m, k) column[m] over the window's slices and rows [first, last];
   // column[first - 1] and column[last + 1] must exist and be 0, and kTableSize entries after the latter exist.
-  // columnSums: prefixSums of the column over [first - 1, last + 1] where the caller has them, else nullptr.
+  // sums: the column's sums table over [first - 1, last + 1], which the caller made with the column.
   static void
   gatherBox(const kernels::RowMap & rowMap,
             const float *           column,
-            const float *           columnSums,
+            const float *           sums,
             int                     first,
             int                     last,
             const SliceWindow &     window,
@@ -1697,15 +1692,8 @@ private:
   {
     const kernels::RowMap map = rowMap;
     const BoxResampling   box(map);
-    const int             cells = last - first + 3 + kTableSize, slices = window.last - window.first;
-    float * const         table = atLeast(scratch, static_cast<std::size_t>(cells) + slices) + 1 - first;
-    float * const         between = table + first - 1 + cells; // the column's share of each slice
-    const float *         sums = columnSums;
-    if (!sums)
-    {
-      prefixSums(column, first - 1, last + 1, table);
-      sums = table;
-    }
+    const int             slices = window.last - window.first;
+    float * const between = atLeast(scratch, static_cast<std::size_t>(slices)); // the column's share of each slice
     integralBetweenEdges(sums,
                          column,
                          first - 1,
@@ -1926,9 +1914,7 @@ private:
       L::storeFirst(y + i, sum, rest);
       if (sums)
       {
-        const L::Float block = L::prefixSum(sum);
-        L::storeFirst(sums + i + 1, block + carry, rest);
-        carry += L::broadcastLast(block);
+        L::storeFirst(sums + i + 1, runningSums(sum, carry), rest);
       }
     }
 #else
@@ -2175,7 +2161,7 @@ private:
               offsets.push_back(lv * viewSize + static_cast<std::size_t>(n) * rows + first);
             }
           }
-          // The box resampling's table (power 1), as prefixSums would make it from the column, in the same pass.
+          // The box resampling's sums table (power 1), made with the column.
           const bool box = power == 1 && block.rowWidth[i] == block.rowStep[i];
           column[first - 1] = column[last + 1] = 0.0f;
           sums[first - 1] = sums[first] = 0.0f;
@@ -2189,7 +2175,7 @@ private:
                         box ? sums + first : nullptr);
           if (box)
           {
-            std::fill_n(sums + last + 2, kTableSize, sums[last + 1]);
+            endTable(sums, last + 1);
           }
           gatherColumn(block.rows(i), column, box ? sums : nullptr, first, last, power, window, scratch, out);
         }
