@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <csignal>
 #include <fcntl.h>
 #include <filesystem>
 #include <stdexcept>
@@ -256,14 +257,50 @@ Fingerprint::value() const
   return mix(m_State ^ mix(m_Bytes));
 }
 
+namespace {
+
+// The start of the names of the target's files being written by processes of this host: ".NAME.partial-HOST-", then
+// the writer's process id. The host keeps a check of process ids to the processes it can see (a shared folder).
+std::string
+partialPrefix(const std::filesystem::path & target)
+{
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0)
+    host[0] = '\0';
+  return "." + target.filename().string() + ".partial-" + host + "-";
+}
+
+// Removes what a writer of this host that is gone (SIGKILL, power cut) left half-written, so that killed runs do not
+// leave files behind their next run; another live writer's file is left alone.
+void
+removeStalePartials(const std::filesystem::path & folder, const std::string & prefix)
+{
+  namespace fs = std::filesystem;
+  std::error_code error;
+  for (const fs::directory_entry & entry : fs::directory_iterator(folder, error))
+  {
+    const std::string name = entry.path().filename().string();
+    if (name.compare(0, prefix.size(), prefix) != 0)
+      continue;
+    const std::string digits = name.substr(prefix.size());
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9)
+      continue;
+    const pid_t writer = static_cast<pid_t>(std::stol(digits));
+    if (writer != ::getpid() && ::kill(writer, 0) != 0 && errno == ESRCH)
+      fs::remove(entry.path(), error);
+  }
+}
+
+} // namespace
+
 void
 writeCheckpoint(const std::string & path, const ReconCheckpoint & checkpoint)
 {
   namespace fs = std::filesystem;
   const fs::path    target(path);
   const fs::path    folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  const std::string partial =
-    (folder / ("." + target.filename().string() + ".partial-" + std::to_string(::getpid()))).string();
+  const std::string prefix = partialPrefix(target);
+  const std::string partial = (folder / (prefix + std::to_string(::getpid()))).string();
   const int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
     throw std::runtime_error("checkpoint '" + path + "': cannot create '" + partial + "': " + std::strerror(errno));
@@ -297,6 +334,7 @@ writeCheckpoint(const std::string & path, const ReconCheckpoint & checkpoint)
     ::fsync(dir);
     ::close(dir);
   }
+  removeStalePartials(folder, prefix);
 }
 
 ReconCheckpoint

@@ -12,6 +12,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace mbir;
 using mbir::test::cpuDevices;
@@ -141,6 +143,34 @@ TEST_F(Checkpoints, FileRoundTripsEveryField)
   EXPECT_EQ(r.volume, c.volume);
   // Nothing but the checkpoint is left in the folder.
   EXPECT_EQ(std::distance(fs::directory_iterator(m_Folder), fs::directory_iterator()), 1);
+}
+
+TEST_F(Checkpoints, HalfWrittenFilesOfKilledWritersAreRemovedByTheNextWrite)
+{
+  // A writer killed mid-write (SIGKILL) leaves its partial file; the next checkpoint of the same target removes it,
+  // but not one that a live process of this host, or any process of another host, is writing.
+  const pid_t gone = ::fork();
+  ASSERT_GE(gone, 0);
+  if (gone == 0)
+    ::_exit(0);
+  ASSERT_EQ(::waitpid(gone, nullptr, 0), gone);
+  char host[256] = {};
+  ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);
+  const std::string prefix = ".a.ckpt.partial-" + std::string(host) + "-";
+  const std::string stale = path(prefix + std::to_string(gone)), live = path(prefix + std::to_string(::getppid())),
+                    elsewhere = path(".a.ckpt.partial-another-host-" + std::to_string(gone)),
+                    otherTarget = path(".b.ckpt.partial-" + std::string(host) + "-" + std::to_string(gone));
+  for (const std::string & file : { stale, live, elsewhere, otherTarget })
+    std::ofstream(file) << "half";
+  ReconCheckpoint c;
+  c.shape = ReconShape{ 2, 2, 2 };
+  c.volume.assign(c.shape.size(), 1.0f);
+  writeCheckpoint(path("a.ckpt"), c);
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(live));
+  EXPECT_TRUE(fs::exists(elsewhere));
+  EXPECT_TRUE(fs::exists(otherTarget));
+  EXPECT_EQ(readCheckpoint(path("a.ckpt")).volume, c.volume);
 }
 
 TEST_F(Checkpoints, DamagedFilesAreRefusedWithTheReason)
