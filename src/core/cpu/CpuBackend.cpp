@@ -1465,6 +1465,19 @@ private:
     float inverse; // slices per row
     float step;    // rows per slice
 
+    // Whether the slices' shadows tile the map's detector column, so that the vertical stage is a box resampling.
+    static bool
+    applies(const kernels::RowMap & map)
+    {
+      return map.width == map.step;
+    }
+    // Whether the back stage of this coefficient power is gatherBox, which takes the column's sums table.
+    static bool
+    gathersBySums(const kernels::RowMap & map, int power)
+    {
+      return applies(map) && power == 1;
+    }
+
     explicit BoxResampling(const kernels::RowMap & map)
       : start(map.first - 0.5f * map.step)
       , inverse(1.0f / map.step)
@@ -1812,7 +1825,7 @@ private:
                std::vector<float> &    scratch,
                float *                 column)
   {
-    if (map.width == map.step)
+    if (BoxResampling::applies(map))
     {
       return spreadBox(map, x, window, first, last, scratch, column);
     }
@@ -1830,12 +1843,12 @@ private:
                std::vector<float> &    scratch,
                float *                 out)
   {
-    if (map.width == map.step)
+    if (BoxResampling::gathersBySums(map, power))
     {
-      if (power == 1)
-      {
-        return gatherBox(map, column, columnSums, first, last, window, scratch, out);
-      }
+      return gatherBox(map, column, columnSums, first, last, window, scratch, out);
+    }
+    if (BoxResampling::applies(map))
+    {
       const int rowsPerSlice = BoxResampling(map).rowsPerSlice();
       if (rowsPerSlice <= 7)
       {
@@ -1881,7 +1894,7 @@ private:
   // y[i] = sum_c a[c] x_c[i] (w_c[i] when w is given) for i in [0, count), x_c = x + offset[c] (and w_c): the back
   // projection's detector column from its channels, a vector of rows at once over all channels, so that the column is
   // stored once rather than read and written again for each channel as addScaled would. Where sums is given, also
-  // sums[i + 1] = sums[0] + y[0] + ... + y[i], the box resampling's table, in the same pass.
+  // sums[0] = 0 and sums[i + 1] = y[0] + ... + y[i], the box resampling's table, in the same pass.
   static void
   sumOfChannels(const float *       a,
                 const std::size_t * offset,
@@ -1892,9 +1905,13 @@ private:
                 float *             y,
                 float *             sums)
   {
+    if (sums)
+    {
+      sums[0] = 0.0f;
+    }
 #if MBIR_CPU_PATH > 0
     using L = Lanes;
-    L::Float carry = L::zero() + (sums ? sums[0] : 0.0f);
+    L::Float carry = L::zero();
     for (int i = 0; i < count; i += L::kWidth)
     {
       const int rest = std::min(L::kWidth, count - i);
@@ -1921,11 +1938,7 @@ private:
     std::fill_n(y, count, 0.0f);
     for (int c = 0; c < channels; ++c)
     {
-#  pragma omp simd
-      for (int j = 0; j < count; ++j)
-      {
-        y[j] += a[c] * (w ? w[offset[c] + j] * x[offset[c] + j] : x[offset[c] + j]);
-      }
+      addScaled(a[c], x + offset[c], w ? w + offset[c] : nullptr, count, y);
     }
     for (int j = 0; sums && j < count; ++j)
     {
@@ -2161,10 +2174,11 @@ private:
               offsets.push_back(lv * viewSize + static_cast<std::size_t>(n) * rows + first);
             }
           }
-          // The box resampling's sums table (power 1), made with the column.
-          const bool box = power == 1 && block.rowWidth[i] == block.rowStep[i];
+          // The box resampling's sums table, made with the column.
+          const kernels::RowMap map = block.rows(i);
+          const bool            box = BoxResampling::gathersBySums(map, power);
           column[first - 1] = column[last + 1] = 0.0f;
-          sums[first - 1] = sums[first] = 0.0f;
+          sums[first - 1] = 0.0f;
           sumOfChannels(coefficients.data(),
                         offsets.data(),
                         static_cast<int>(coefficients.size()),
@@ -2177,7 +2191,7 @@ private:
           {
             endTable(sums, last + 1);
           }
-          gatherColumn(block.rows(i), column, box ? sums : nullptr, first, last, power, window, scratch, out);
+          gatherColumn(map, column, box ? sums : nullptr, first, last, power, window, scratch, out);
         }
       }
     }
