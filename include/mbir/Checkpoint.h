@@ -69,6 +69,11 @@ struct ReconCheckpoint
 void
 writeCheckpoint(const std::string & path, const ReconCheckpoint & checkpoint);
 
+// Removes the temporary files of `path` that writers of this host killed mid-write (SIGKILL, power cut) left beside
+// it; another host's, or a live writer's, are left alone. A run calls it once, before its first checkpoint.
+void
+removeStalePartialCheckpoints(const std::string & path);
+
 // Reads and verifies (format, version, size, checksum); std::runtime_error names the path and what is wrong.
 ReconCheckpoint
 readCheckpoint(const std::string & path);

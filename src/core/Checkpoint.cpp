@@ -259,8 +259,9 @@ Fingerprint::value() const
 
 namespace {
 
-// The start of the names of the target's files being written by processes of this host: ".NAME.partial-HOST-", then
-// the writer's process id. The host keeps a check of process ids to the processes it can see (a shared folder).
+// The start of the names of the temporary files that this host's processes write the target through:
+// ".NAME.partial-HOST-", then the writer's process id. The host is in the name because a process id only identifies a
+// process on its own host, and a folder may be shared between hosts.
 std::string
 partialPrefix(const std::filesystem::path & target)
 {
@@ -270,13 +271,23 @@ partialPrefix(const std::filesystem::path & target)
   return "." + target.filename().string() + ".partial-" + host + "-";
 }
 
-// Removes what a writer of this host that is gone (SIGKILL, power cut) left half-written, so that killed runs do not
-// leave files behind their next run; another live writer's file is left alone.
+// The folder the target and its temporary files are in.
+std::filesystem::path
+folderOf(const std::filesystem::path & target)
+{
+  return target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+}
+
+} // namespace
+
 void
-removeStalePartials(const std::filesystem::path & folder, const std::string & prefix)
+removeStalePartialCheckpoints(const std::string & path)
 {
   namespace fs = std::filesystem;
-  std::error_code error;
+  const fs::path    target(path);
+  const fs::path    folder = folderOf(target);
+  const std::string prefix = partialPrefix(target);
+  std::error_code   error;
   for (const fs::directory_entry & entry : fs::directory_iterator(folder, error))
   {
     const std::string name = entry.path().filename().string();
@@ -291,14 +302,12 @@ removeStalePartials(const std::filesystem::path & folder, const std::string & pr
   }
 }
 
-} // namespace
-
 void
 writeCheckpoint(const std::string & path, const ReconCheckpoint & checkpoint)
 {
   namespace fs = std::filesystem;
   const fs::path    target(path);
-  const fs::path    folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  const fs::path    folder = folderOf(target);
   const std::string prefix = partialPrefix(target);
   const std::string partial = (folder / (prefix + std::to_string(::getpid()))).string();
   const int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -334,7 +343,6 @@ writeCheckpoint(const std::string & path, const ReconCheckpoint & checkpoint)
     ::fsync(dir);
     ::close(dir);
   }
-  removeStalePartials(folder, prefix);
 }
 
 ReconCheckpoint

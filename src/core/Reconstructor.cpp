@@ -759,6 +759,8 @@ Reconstructor::solve(const DeviceSinogram & sinogram, // what it allocates, memo
   }
   if (!m_Params.checkpointFile.empty())
   {
+    if (processGroup().rank == 0)
+      removeStalePartialCheckpoints(m_Params.checkpointFile);
     settings.checkpointEvery = m_Params.checkpointEvery;
     settings.checkpoint = [&, this](const SolverState & state) {
       // Ranks stop at different subsets when interrupted, so across processes only the regular checkpoints,
