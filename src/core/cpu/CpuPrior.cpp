@@ -28,12 +28,13 @@ qggmrfGradientHessian(const kernels::QGGMRFParams & prior,
   const int                  slices = shape.slices;
   const std::size_t          s = slices;
   const kernels::QGGMRFTerms local = kernels::qggmrfTerms(prior); // once, and unaliased by the stores
-  // The bulk loop, with p = 2 (the default: quadratic near 0) known at compile time where it holds.
+  // The cylinder loop, with p = 2 (the default: quadratic near 0) known at compile time where it holds.
   auto byExponent = [&](auto pIsTwo) {
     constexpr bool PIsTwo = decltype(pIsTwo)::value;
 #pragma omp parallel num_threads(threads)
     {
-      std::vector<float> slicePairs(slices); // 2 btilde(x_k - x_k+1): voxels k and k + 1 share it
+      std::vector<float> slicePairs(slices + 1); // 2 btilde of each slice pair: voxels k and k + 1 share it
+      std::vector<float> extended(slices + 2);   // the real slices between their two slice neighbours
 #pragma omp for schedule(dynamic, 16)
       for (int b = 0; b < cylinders.numPixels; ++b)
       {
@@ -41,60 +42,56 @@ qggmrfGradientHessian(const kernels::QGGMRFParams & prior,
         const int     row = pixel / shape.cols;
         const int     col = pixel - row * shape.cols;
         const float * self = volume + pixel * s;
-        const float * rowNext = row + 1 < shape.rows ? self + shape.cols * s : nullptr;
-        const float * rowPrev = row > 0 ? self - shape.cols * s : nullptr;
-        const float * colNext = col + 1 < shape.cols ? self + s : nullptr;
-        const float * colPrev = col > 0 ? self - s : nullptr;
-        const float * lower = below ? below + b : nullptr;
-        const float * upper = above ? above + b : nullptr;
         float *       g = gradient + b * s;
         float *       h = hessian + b * s;
-        // Slices 0 and real - 1 (which may take their slice neighbours from the shard's halos) and the padding go
-        // through shardNeighbours; the slices between, the bulk, in SIMD lanes with a missing in-plane neighbour
-        // read as the voxel itself, as shardNeighbours does.
+        // The real slices, the ends included, in SIMD lanes: the cylinder is copied between its slice neighbours
+        // below slice 0 and above the last real slice (the shard's halo, or the voxel itself at the volume's ends,
+        // as shardNeighbours gives them), and a missing in-plane neighbour is read as the voxel itself.
         const int real = std::max(0, std::min(slices, shard.total - shard.first));
-        auto      edge = [&](int k) {
+        if (real > 0)
+        {
+          float * const column = extended.data(); // column[k + 1] = self[k]
+          std::copy(self, self + real, column + 1);
+          column[0] = shard.first > 0 && below ? below[b] : self[0];
+          column[real + 1] = shard.first + real < shard.total && above ? above[b] : self[real - 1];
+          const float *              rn = row + 1 < shape.rows ? self + shape.cols * s : self;
+          const float *              rp = row > 0 ? self - shape.cols * s : self;
+          const float *              cn = col + 1 < shape.cols ? self + s : self;
+          const float *              cp = col > 0 ? self - s : self;
+          const kernels::QGGMRFTerms terms = local;             // its own copy, unaliased by the stores
+          float * const              pairs = slicePairs.data(); // pairs[k] between column[k] and column[k + 1]
+#pragma omp simd
+          for (int k = 0; k <= real; ++k)
+          {
+            pairs[k] = kernels::qggmrfTwoBTilde<PIsTwo>(column[k] - column[k + 1], terms);
+          }
+          // The same terms, in the same order, as kernels::qggmrfGradientHessian: the same values to the bit.
+#pragma omp simd
+          for (int k = 0; k < real; ++k)
+          {
+            const float x = column[k + 1];
+            float       grad = 0.0f, hess = 0.0f;
+            auto        add = [&](float delta, float weight) {
+              grad += weight * delta;
+              hess += weight;
+            };
+            add(x - rn[k], terms.b[0] * kernels::qggmrfTwoBTilde<PIsTwo>(x - rn[k], terms));
+            add(x - rp[k], terms.b[1] * kernels::qggmrfTwoBTilde<PIsTwo>(x - rp[k], terms));
+            add(x - cn[k], terms.b[2] * kernels::qggmrfTwoBTilde<PIsTwo>(x - cn[k], terms));
+            add(x - cp[k], terms.b[3] * kernels::qggmrfTwoBTilde<PIsTwo>(x - cp[k], terms));
+            add(x - column[k + 2], terms.b[4] * pairs[k + 1]);
+            add(x - column[k], terms.b[5] * pairs[k]);
+            g[k] = grad;
+            h[k] = hess;
+          }
+        }
+        // The shard's padding: gradient 0 and a positive curvature, so that its update is exactly 0.
+        for (int k = real; k < slices; ++k)
+        {
           float x, nbr[6];
-          kernels::shardNeighbours(self, rowNext, rowPrev, colNext, colPrev, lower, upper, k, slices, shard, x, nbr);
+          kernels::shardNeighbours(
+            self, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, k, slices, shard, x, nbr);
           kernels::qggmrfGradientHessian(x, nbr, local, g[k], h[k]);
-        };
-        const float *              rn = rowNext ? rowNext : self;
-        const float *              rp = rowPrev ? rowPrev : self;
-        const float *              cn = colNext ? colNext : self;
-        const float *              cp = colPrev ? colPrev : self;
-        const kernels::QGGMRFTerms terms = local; // its own copy: the lambda above takes `local` by reference
-        float *                    pairs = slicePairs.data();
-#pragma omp simd
-        for (int k = 0; k < real - 1; ++k)
-        {
-          pairs[k] = kernels::qggmrfTwoBTilde<PIsTwo>(self[k] - self[k + 1], terms);
-        }
-        // The same terms, in the same order, as kernels::qggmrfGradientHessian: the same values to the bit.
-#pragma omp simd
-        for (int k = 1; k < real - 1; ++k)
-        {
-          const float x = self[k];
-          float       grad = 0.0f, hess = 0.0f;
-          auto        add = [&](float delta, float weight) {
-            grad += weight * delta;
-            hess += weight;
-          };
-          add(x - rn[k], terms.b[0] * kernels::qggmrfTwoBTilde<PIsTwo>(x - rn[k], terms));
-          add(x - rp[k], terms.b[1] * kernels::qggmrfTwoBTilde<PIsTwo>(x - rp[k], terms));
-          add(x - cn[k], terms.b[2] * kernels::qggmrfTwoBTilde<PIsTwo>(x - cn[k], terms));
-          add(x - cp[k], terms.b[3] * kernels::qggmrfTwoBTilde<PIsTwo>(x - cp[k], terms));
-          add(x - self[k + 1], terms.b[4] * pairs[k]);
-          add(x - self[k - 1], terms.b[5] * pairs[k - 1]);
-          g[k] = grad;
-          h[k] = hess;
-        }
-        if (slices > 0)
-        {
-          edge(0);
-        }
-        for (int k = std::max(real - 1, 1); k < slices; ++k)
-        {
-          edge(k);
         }
       }
     }
