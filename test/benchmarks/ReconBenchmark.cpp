@@ -8,10 +8,13 @@
 // parallel-beam problem's sinograms by detector row, which MBIR_SINOGRAM_SPLIT=row asks of CPU devices. Under MPI,
 // `mpirun -np N mbir-benchmark-recon --benchmark_filter=ranks` runs ranks/Cpu/S/N: one device per rank.
 // checkpoint/Cpu/N: the size and write time of a recon checkpoint, and a recon's time with one every iteration.
+// prior/Cpu/N/S: the qGGMRF gradient and Hessian diagonal of a VCD subset (a random 1/S of the cylinders) in voxels
+// per second, p = 2 and p = 1.2 (the default and a sharper prior).
 // Problem: parallel beam, N views x N rows x N channels (recon N x N x N), Shepp-Logan phantom.
 
 #include "CountingCommunicator.h"
 #include "mbir/Checkpoint.h"
+#include "mbir/kernels/QGGMRF.h"
 #include "mbir/Phantom.h"
 #include "mbir/ProcessGroup.h"
 #include "mbir/Reconstructor.h"
@@ -28,6 +31,8 @@
 #include <fstream>
 #include <iostream>
 #include <cmath>
+#include <numeric>
+#include <random>
 #include <string>
 
 using namespace mbir;
@@ -190,6 +195,44 @@ checkpoints(benchmark::State & state)
   std::filesystem::remove(file);
 }
 
+// The prior's share of each subset: a Shepp-Logan volume with noise (so that the neighbour differences spread over
+// the prior's range), range(1) subsets, range(2) / 10 as p.
+void
+prior(benchmark::State & state)
+{
+  const int                       n = static_cast<int>(state.range(0)), subsets = static_cast<int>(state.range(1));
+  const ReconShape                shape{ n, n, n };
+  std::vector<float>              volume = sheppLoganLowDynamicRange(shape);
+  std::mt19937                    engine(1);
+  std::normal_distribution<float> noise(0.0f, 0.02f);
+  for (float & v : volume)
+    v += noise(engine);
+  std::vector<int> pixels(shape.numPixels());
+  std::iota(pixels.begin(), pixels.end(), 0);
+  std::shuffle(pixels.begin(), pixels.end(), engine);
+  pixels.resize(pixels.size() / subsets);
+  kernels::QGGMRFParams p{ 0.05f, static_cast<float>(state.range(2)) / 10.0f, 1.2f, 1.0f, {} };
+  kernels::neighbourWeights(1.0f, 1.0f, 1.0f, p.b);
+  const auto         device = makeCpuBackend();
+  const std::size_t  values = pixels.size() * static_cast<std::size_t>(n);
+  std::vector<float> gradient(values), hessian(values);
+  for (auto _ : state)
+  {
+    device->qggmrfGradientHessian(p,
+                                  volume.data(),
+                                  shape,
+                                  kernels::SliceShard{ 0, n },
+                                  CylinderBatch{ pixels.data(), static_cast<int>(pixels.size()), n },
+                                  nullptr,
+                                  nullptr,
+                                  gradient.data(),
+                                  hessian.data());
+    benchmark::DoNotOptimize(hessian.data());
+  }
+  state.counters["voxels_per_second"] =
+    benchmark::Counter(double(values), benchmark::Counter::kIsIterationInvariantRate);
+}
+
 // The whole recon at `reconSizes`, the first VCD iterations on 1, 2, 4, ... maxDevices at `iterationSizes`.
 void
 registerAll(const std::string &        kind,
@@ -230,6 +273,14 @@ main(int argc, char ** argv)
     ->Arg(256)
     ->Iterations(1)
     ->Unit(benchmark::kSecond);
+  for (const int p : { 20, 12 })
+  {
+    benchmark::RegisterBenchmark("prior/Cpu", prior)
+      ->Args({ 128, 128, p })
+      ->Args({ 256, 256, p })
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
+  }
   const ProcessGroup & world = processGroup();
   for (const int n : { 128, 256 })
   {
