@@ -189,6 +189,18 @@ public:
                  const float *         values,
                  const ViewRange &     views,
                  float *               sinogram) = 0;
+  // forwardProject, then the sum of w .* v .* v over the first `entries` entries v of the sinogram (w from
+  // `weights`, 1 where null): the line search's norm of a VCD change. The sinogram must be 0 where the projection
+  // does not write, which lets a backend sum each part of it as it finishes projecting there, while it is in cache;
+  // by default the sum is a pass of its own.
+  virtual double
+  forwardProjectAndNorm(const DeviceModel &   model,
+                        const CylinderBatch & cylinders,
+                        const float *         values,
+                        const ViewRange &     views,
+                        const float *         weights,
+                        std::size_t           entries,
+                        float *               sinogram);
 
   // values += (A(views, cylinders) .^ power)^T * (weights .* sinogram(views)), weights == nullptr meaning
   // 1; power 1 is the back projection, 2 the Hessian diagonal when the sinogram holds the weights.

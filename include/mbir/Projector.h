@@ -146,12 +146,22 @@ public:
 
   // --- distributed operations on shards; `batches[d]` names the same cylinders on device d, whose
   // values on device d are that device's slices (numSlices = the slice share). -------------------------
+  // What forward() also works out where asked: sums[d], the sum of w .* v .* v over the first entries[d] entries v of
+  // sinograms[d] once projected (w from weights[d], 1 where null), the line search's norm of a VCD change. The
+  // sinograms must be 0 where the projection does not write.
+  struct SquaredNorms
+  {
+    std::vector<const float *> weights;
+    std::vector<std::size_t>   entries;
+    std::vector<double>        sums;
+  };
   // sinograms[d] += A(views of d, cylinders) values
   void
   forward(SinogramSplit                      split,
           const std::vector<CylinderBatch> & batches,
           const std::vector<const float *> & values,
-          const std::vector<float *> &       sinograms) const;
+          const std::vector<float *> &       sinograms,
+          SquaredNorms *                     norms = nullptr) const;
   // values[d] = (A .^ power)^T (weights .* sinograms) over every device's views, at device d's slices;
   // weights empty means 1.
   void
@@ -215,7 +225,17 @@ private:
   void
   forwardByRow(const std::vector<CylinderBatch> & batches,
                const std::vector<const float *> & values,
-               const std::vector<float *> &       sinograms) const;
+               const std::vector<float *> &       sinograms,
+               SquaredNorms *                     norms) const;
+  // Device d's forwardProject, with its norm where asked (last: the call that completes its sinogram).
+  void
+  forwardOn(int                   d,
+            const DeviceModel &   model,
+            const CylinderBatch & batch,
+            const float *         values,
+            const ViewRange &     views,
+            float *               sinogram,
+            SquaredNorms *        norms) const;
   void
   backByRow(const std::vector<const float *> & sinograms,
             const std::vector<const float *> & weights,

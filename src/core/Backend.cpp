@@ -28,6 +28,19 @@ Backend::allocateBytes(std::size_t bytes)
   return memory;
 }
 
+double
+Backend::forwardProjectAndNorm(const DeviceModel &   model,
+                               const CylinderBatch & cylinders,
+                               const float *         values,
+                               const ViewRange &     views,
+                               const float *         weights,
+                               std::size_t           entries,
+                               float *               sinogram)
+{
+  forwardProject(model, cylinders, values, views, sinogram);
+  return weightedProducts(sinogram, sinogram, weights, entries).bb;
+}
+
 std::size_t
 Backend::availableBytes() const
 {

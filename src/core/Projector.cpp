@@ -217,11 +217,16 @@ void
 Projector::forward(SinogramSplit                      split,
                    const std::vector<CylinderBatch> & batches,
                    const std::vector<const float *> & values,
-                   const std::vector<float *> &       sinograms) const
+                   const std::vector<float *> &       sinograms,
+                   SquaredNorms *                     norms) const
 {
+  if (norms)
+  {
+    norms->sums.assign(numDevices(), 0.0); // a device that projects nothing keeps its zero sinogram
+  }
   if (split == SinogramSplit::ByRow)
   {
-    forwardByRow(batches, values, sinograms);
+    forwardByRow(batches, values, sinograms, norms);
     return;
   }
   const int         n = numDevices();
@@ -231,7 +236,7 @@ Projector::forward(SinogramSplit                      split,
   if (n == 1)
   {
     if (views(0).count > 0)
-      device(0).forwardProject(m_Devices[0].model, batches[0], values[0], views(0), sinograms[0]);
+      forwardOn(0, m_Devices[0].model, batches[0], values[0], views(0), sinograms[0], norms);
     return;
   }
   std::vector<DeviceArray<float>> gathered(n), cylinders(n);
@@ -263,8 +268,34 @@ Projector::forward(SinogramSplit                      split,
           gathered[d].data() + owner * count * per, per, cylinders[d].data() + owner * per, whole, per, count);
       }
       const CylinderBatch batch{ batches[d].pixels + start, static_cast<int>(count), static_cast<int>(whole), 0 };
-      device(d).forwardProject(m_Devices[d].model, batch, cylinders[d].data(), views(d), sinograms[d]);
+      forwardOn(d,
+                m_Devices[d].model,
+                batch,
+                cylinders[d].data(),
+                views(d),
+                sinograms[d],
+                start + count == pixels ? norms : nullptr);
     }
+  }
+}
+
+void
+Projector::forwardOn(int                   d,
+                     const DeviceModel &   model,
+                     const CylinderBatch & batch,
+                     const float *         values,
+                     const ViewRange &     views,
+                     float *               sinogram,
+                     SquaredNorms *        norms) const
+{
+  if (norms)
+  {
+    norms->sums[d] =
+      device(d).forwardProjectAndNorm(model, batch, values, views, norms->weights[d], norms->entries[d], sinogram);
+  }
+  else
+  {
+    device(d).forwardProject(model, batch, values, views, sinogram);
   }
 }
 
@@ -335,7 +366,8 @@ Projector::back(SinogramSplit                      split,
 void
 Projector::forwardByRow(const std::vector<CylinderBatch> & batches,
                         const std::vector<const float *> & values,
-                        const std::vector<float *> &       sinograms) const
+                        const std::vector<float *> &       sinograms,
+                        SquaredNorms *                     norms) const
 {
   const ViewRange every{ 0, sinogramShape().views };
   for (int d = 0; d < numDevices(); ++d)
@@ -343,7 +375,7 @@ Projector::forwardByRow(const std::vector<CylinderBatch> & batches,
     if (m_Slices.valid(d) > 0 && batches[d].numPixels > 0)
     {
       const CylinderBatch batch{ batches[d].pixels, batches[d].numPixels, batches[d].numSlices, 0 };
-      device(d).forwardProject(m_Devices[d].rowModel, batch, values[d], every, sinograms[d]);
+      forwardOn(d, m_Devices[d].rowModel, batch, values[d], every, sinograms[d], norms);
     }
   }
 }

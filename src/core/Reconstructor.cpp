@@ -71,18 +71,20 @@ public:
       change.push_back(m_Change[d].data());
     }
     m_ChangeIsClear = false;
-    m_Projector.forward(m_Split, subset, delta, change);
+    Projector::SquaredNorms & norms = m_PredictedNorms;
+    norms.weights.clear();
+    norms.entries.clear();
+    for (int d = 0; d < m_Projector.numDevices(); ++d)
+    {
+      norms.weights.push_back(weightsOf(d));
+      norms.entries.push_back(realSize(d));
+    }
+    m_Projector.forward(m_Split, subset, delta, change, &norms); // the change is 0 where the forward does not write
   }
   double
   predictedNorm() override
   {
-    std::vector<double> bb;
-    for (int d = 0; d < m_Projector.numDevices(); ++d)
-    {
-      const float * change = m_Change[d].data();
-      bb.push_back(m_Projector.device(d).weightedProducts(change, change, weightsOf(d), realSize(d)).bb);
-    }
-    return m_Projector.group().communicator().allReduceSum(bb);
+    return m_Projector.group().communicator().allReduceSum(m_PredictedNorms.sums);
   }
   void
   update(const detail::PerDevice<CylinderBatch> &, float alpha) override
@@ -140,6 +142,7 @@ private:
   detail::PerDevice<const float *>      m_Hessian;
   detail::PerDevice<DeviceArray<float>> m_Change;
   bool                                  m_ChangeIsClear = false; // update() leaves it so, which spares predict() a pass
+  Projector::SquaredNorms               m_PredictedNorms;        // predict()'s weighted norm of the change, per device
   double                                m_MeanWeight;
 };
 

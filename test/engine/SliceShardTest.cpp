@@ -100,6 +100,60 @@ TEST_P(SliceBands, ProjectionsOfBandsMakeTheWhole)
   EXPECT_LT(test::relativeError(b, a), 1e-6);
 }
 
+// forwardProjectAndNorm, the line search's fused form: the same projection, and the sum of w v^2 over it, for a
+// band of slices (the rows past it stay 0 and are summed as 0) and for the whole, weighted and not, on one and two
+// threads; the larger parallel-beam case takes several of the CPU projector's cylinder blocks.
+void
+expectNormOfProjection(const Geometry & geometry)
+{
+  for (const int threads : { 1, 2 })
+  {
+    const Projector          projector(geometry, makeCpuBackend(threads));
+    Backend &                backend = projector.device(0);
+    const int                slices = projector.reconShape().slices;
+    const CylinderBatch      all = projector.allCylinders(0);
+    const std::size_t        entries = projector.sinogramShardSize();
+    const std::vector<float> weights = test::uniformRandom(entries, 3, 0.5f, 2.0f);
+    for (const int length : { slices, std::max(1, slices / 3) })
+    {
+      const std::vector<float> x = test::uniformRandom(std::size_t(all.numPixels) * length, 4, -1.0f, 1.0f);
+      const CylinderBatch      batch{ all.pixels, all.numPixels, length, slices - length };
+      for (const bool weighted : { false, true })
+      {
+        SCOPED_TRACE(std::to_string(threads) + " thread(s), " + std::to_string(length) + " slices, " +
+                     (weighted ? "weighted" : "unweighted"));
+        std::vector<float> plain(entries, 0.0f), fused(entries, 0.0f);
+        backend.forwardProject(projector.deviceModel(0), batch, x.data(), projector.views(0), plain.data());
+        const double norm = backend.forwardProjectAndNorm(projector.deviceModel(0),
+                                                          batch,
+                                                          x.data(),
+                                                          projector.views(0),
+                                                          weighted ? weights.data() : nullptr,
+                                                          entries,
+                                                          fused.data());
+        double       expected = 0.0;
+        for (std::size_t i = 0; i < entries; ++i)
+        {
+          expected += (weighted ? double(weights[i]) : 1.0) * double(plain[i]) * plain[i];
+        }
+        EXPECT_EQ(fused, plain);
+        EXPECT_GT(expected, 0.0);
+        EXPECT_NEAR(norm, expected, 1e-6 * expected);
+      }
+    }
+  }
+}
+
+TEST_P(SliceBands, FusedForwardNormIsTheNormOfTheProjection)
+{
+  expectNormOfProjection(GetParam().geometry);
+}
+
+TEST(SliceShards, FusedForwardNormOverSeveralCylinderBlocks)
+{
+  expectNormOfProjection(ParallelBeamGeometry({ 12, 64, 96 }, test::evenAngles(12, M_PI, 0.2)));
+}
+
 INSTANTIATE_TEST_SUITE_P(Geometries, SliceBands, ::testing::ValuesIn(bandCases()), test::testName);
 
 TEST(SliceShards, PriorOnShardsWithHalosEqualsPriorOnWhole)

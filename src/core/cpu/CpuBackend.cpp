@@ -740,6 +740,24 @@ public:
     std::visit([&](const auto & m) { forward(m, cylinders, values, views, sinogram); }, model);
   }
 
+  double
+  forwardProjectAndNorm(const DeviceModel &   model,
+                                          const CylinderBatch & cylinders,
+                                          const float *         values,
+                                          const ViewRange &     views,
+                                          const float *         weights,
+                                          std::size_t           entries,
+                                          float *               sinogram) override
+  {
+    if (const auto * parallel = std::get_if<ParallelBeamModel>(&model))
+    {
+      SquaredNorm norm{ weights, 0.0 };
+      forward(*parallel, cylinders, values, views, sinogram, &norm);
+      return norm.sum;
+    }
+    return Backend::forwardProjectAndNorm(model, cylinders, values, views, weights, entries, sinogram);
+  }
+
   void
   backProject(const DeviceModel &   model,
               const CylinderBatch & cylinders,
@@ -1062,17 +1080,98 @@ private:
                         batch.firstSlice };
   }
 
+  // What forward() also sums where asked: w v^2 over the projected views' entries v (weights laid out as the
+  // sinogram, null meaning 1), which must be 0 where the projection does not write.
+  struct SquaredNorm
+  {
+    const float * weights;
+    double        sum;
+  };
+  // Sum of w v^2 over rows [k0, k1) of every channel of one view (w null: 1), in float partial sums of at most 16
+  // terms each (so that their rounding stays within a few 1e-7 of the sum), added up in double.
+  static double
+  viewSquaredNorm(const float * view, const float * weights, int channels, int rows, int k0, int k1)
+  {
+    const int span = k1 - k0;
+    double    total = 0.0;
+#if MBIR_CPU_PATH > 0
+    // Four vector sums taking four vectors of the column at a time, so that each add need not wait for the one
+    // before; flushed into the total every 16 rounds.
+    using L = Lanes;
+    L::Float a = L::zero(), b = L::zero(), c = L::zero(), d = L::zero();
+    int      rounds = 0;
+    auto     flush = [&] {
+      float lanes[L::kWidth];
+      L::store(lanes, (a + b) + (c + d));
+      for (const float lane : lanes)
+      {
+        total += lane;
+      }
+      a = b = c = d = L::zero();
+      rounds = 0;
+    };
+    auto square = [&](const float * v, const float * w, int count) {
+      const L::Float x = L::loadFirst(v, count);
+      return (w ? L::loadFirst(w, count) * x : x) * x;
+    };
+    for (int n = 0; n < channels; ++n)
+    {
+      const std::size_t column = static_cast<std::size_t>(n) * rows + k0;
+      const float *     v = view + column;
+      const float *     w = weights ? weights + column : nullptr;
+      int               i = 0;
+      for (; i + 4 * L::kWidth <= span; i += 4 * L::kWidth)
+      {
+        constexpr int W = L::kWidth;
+        a += w ? L::load(w + i) * L::load(v + i) * L::load(v + i) : L::load(v + i) * L::load(v + i);
+        b += w ? L::load(w + i + W) * L::load(v + i + W) * L::load(v + i + W) : L::load(v + i + W) * L::load(v + i + W);
+        c += w ? L::load(w + i + 2 * W) * L::load(v + i + 2 * W) * L::load(v + i + 2 * W)
+               : L::load(v + i + 2 * W) * L::load(v + i + 2 * W);
+        d += w ? L::load(w + i + 3 * W) * L::load(v + i + 3 * W) * L::load(v + i + 3 * W)
+               : L::load(v + i + 3 * W) * L::load(v + i + 3 * W);
+        if (++rounds == 16)
+        {
+          flush();
+        }
+      }
+      for (; i < span; i += L::kWidth)
+      {
+        a += square(v + i, w ? w + i : nullptr, std::min(L::kWidth, span - i));
+      }
+    }
+    flush();
+#else
+    for (int n = 0; n < channels; ++n)
+    {
+      const float * v = view + static_cast<std::size_t>(n) * rows + k0;
+      const float * w = weights ? weights + static_cast<std::size_t>(n) * rows + k0 : nullptr;
+      for (int i = 0; i < span; i += 16)
+      {
+        float sum = 0.0f;
+        for (int k = i; k < std::min(i + 16, span); ++k)
+        {
+          sum += (w ? w[k] : 1.0f) * v[k] * v[k];
+        }
+        total += sum;
+      }
+    }
+#endif
+    return total;
+  }
+
   // Block by block; within a block each task owns one view and one range of detector rows (= slices),
-  // so no two tasks write the same sinogram entry and the block's cylinders stay in cache.
+  // so no two tasks write the same sinogram entry and the block's cylinders stay in cache. Where a norm is asked
+  // for, each task sums its part after the last block, while that part is still in cache.
   void
   forward(const ParallelBeamModel & m,
           const CylinderBatch &     batch,
           const float *             values,
           const ViewRange &         views,
-          float *                   sinogram) const
+          float *                   sinogram,
+          SquaredNorm *             norm = nullptr) const
   {
     withFootprintTaps(widestShadow(m.params, m.views + views.first, views.count), [&](auto radius, auto taps) {
-      forwardByTaps<decltype(radius)::value, decltype(taps)::value>(m, batch, values, views, sinogram);
+      forwardByTaps<decltype(radius)::value, decltype(taps)::value>(m, batch, values, views, sinogram, norm);
     });
   }
   template<int Radius, int Taps>
@@ -1081,7 +1180,8 @@ private:
                 const CylinderBatch &     batch,
                 const float *             values,
                 const ViewRange &         views,
-                float *                   sinogram) const
+                float *                   sinogram,
+                SquaredNorm *             norm) const
   {
     const kernels::ParallelBeamParams &     p = m.params;
     const int                               rows = p.numDetRows;
@@ -1092,6 +1192,7 @@ private:
     const int                               numBlocks = static_cast<int>(blocks.starts.size()) - 1;
     const int                               chunks = rowChunks(span, views.count, m_Threads);
     const std::size_t                       viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
+    std::vector<double> parts(norm ? static_cast<std::size_t>(views.count) * chunks : 0); // the tasks' norms
 #pragma omp parallel num_threads(m_Threads)
     {
       std::vector<float>     spare(rows); // where padding taps write
@@ -1147,9 +1248,18 @@ private:
                 }
               }
             }
+            if (norm && block == numBlocks - 1)
+            {
+              parts[static_cast<std::size_t>(lv) * chunks + chunk] = viewSquaredNorm(
+                sinoView, norm->weights ? norm->weights + lv * viewSize : nullptr, p.numDetChannels, rows, k0, k1);
+            }
           }
         }
       }
+    }
+    if (norm)
+    {
+      norm->sum = std::accumulate(parts.begin(), parts.end(), 0.0); // in task order: the same sum on every run
     }
   }
 
