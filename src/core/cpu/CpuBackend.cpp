@@ -742,12 +742,12 @@ public:
 
   double
   forwardProjectAndNorm(const DeviceModel &   model,
-                                          const CylinderBatch & cylinders,
-                                          const float *         values,
-                                          const ViewRange &     views,
-                                          const float *         weights,
-                                          std::size_t           entries,
-                                          float *               sinogram) override
+                        const CylinderBatch & cylinders,
+                        const float *         values,
+                        const ViewRange &     views,
+                        const float *         weights,
+                        std::size_t           entries,
+                        float *               sinogram) override
   {
     if (const auto * parallel = std::get_if<ParallelBeamModel>(&model))
     {
@@ -1096,7 +1096,7 @@ private:
     double    total = 0.0;
 #if MBIR_CPU_PATH > 0
     // Four vector sums taking four vectors of the column at a time, so that each add need not wait for the one
-    // before; flushed into the total every 16 rounds.
+    // before; flushed into the total every 16 rounds (a round: four vectors, or one of a column's last).
     using L = Lanes;
     L::Float a = L::zero(), b = L::zero(), c = L::zero(), d = L::zero();
     int      rounds = 0;
@@ -1111,24 +1111,22 @@ private:
       rounds = 0;
     };
     auto square = [&](const float * v, const float * w, int count) {
-      const L::Float x = L::loadFirst(v, count);
-      return (w ? L::loadFirst(w, count) * x : x) * x;
+      const L::Float x = count == L::kWidth ? L::load(v) : L::loadFirst(v, count);
+      return (w ? (count == L::kWidth ? L::load(w) : L::loadFirst(w, count)) * x : x) * x;
     };
     for (int n = 0; n < channels; ++n)
     {
       const std::size_t column = static_cast<std::size_t>(n) * rows + k0;
       const float *     v = view + column;
       const float *     w = weights ? weights + column : nullptr;
+      constexpr int     W = L::kWidth;
       int               i = 0;
-      for (; i + 4 * L::kWidth <= span; i += 4 * L::kWidth)
+      for (; i + 4 * W <= span; i += 4 * W)
       {
-        constexpr int W = L::kWidth;
-        a += w ? L::load(w + i) * L::load(v + i) * L::load(v + i) : L::load(v + i) * L::load(v + i);
-        b += w ? L::load(w + i + W) * L::load(v + i + W) * L::load(v + i + W) : L::load(v + i + W) * L::load(v + i + W);
-        c += w ? L::load(w + i + 2 * W) * L::load(v + i + 2 * W) * L::load(v + i + 2 * W)
-               : L::load(v + i + 2 * W) * L::load(v + i + 2 * W);
-        d += w ? L::load(w + i + 3 * W) * L::load(v + i + 3 * W) * L::load(v + i + 3 * W)
-               : L::load(v + i + 3 * W) * L::load(v + i + 3 * W);
+        a += square(v + i, w ? w + i : nullptr, W);
+        b += square(v + i + W, w ? w + i + W : nullptr, W);
+        c += square(v + i + 2 * W, w ? w + i + 2 * W : nullptr, W);
+        d += square(v + i + 3 * W, w ? w + i + 3 * W : nullptr, W);
         if (++rounds == 16)
         {
           flush();
@@ -1137,6 +1135,10 @@ private:
       for (; i < span; i += L::kWidth)
       {
         a += square(v + i, w ? w + i : nullptr, std::min(L::kWidth, span - i));
+        if (++rounds == 16)
+        {
+          flush();
+        }
       }
     }
     flush();
