@@ -45,15 +45,21 @@ qggmrfGradientHessian(const kernels::QGGMRFParams & prior,
         float *       g = gradient + b * s;
         float *       h = hessian + b * s;
         // The real slices, the ends included, in SIMD lanes: the cylinder is copied between its slice neighbours
-        // below slice 0 and above the last real slice (the shard's halo, or the voxel itself at the volume's ends,
-        // as shardNeighbours gives them), and a missing in-plane neighbour is read as the voxel itself.
+        // below slice 0 and above the last real slice, which shardNeighbours gives (the shard's halo, or the voxel
+        // itself at the volume's ends), and a missing in-plane neighbour is read as the voxel itself.
         const int real = std::max(0, std::min(slices, shard.total - shard.first));
         if (real > 0)
         {
           float * const column = extended.data(); // column[k + 1] = self[k]
           std::copy(self, self + real, column + 1);
-          column[0] = shard.first > 0 && below ? below[b] : self[0];
-          column[real + 1] = shard.first + real < shard.total && above ? above[b] : self[real - 1];
+          const float * lower = below ? below + b : nullptr;
+          const float * upper = above ? above + b : nullptr;
+          float         x, nbr[6]; // only the slice neighbours, nbr[4] above and nbr[5] below, are used
+          kernels::shardNeighbours(self, nullptr, nullptr, nullptr, nullptr, lower, upper, 0, slices, shard, x, nbr);
+          column[0] = nbr[5];
+          kernels::shardNeighbours(
+            self, nullptr, nullptr, nullptr, nullptr, lower, upper, real - 1, slices, shard, x, nbr);
+          column[real + 1] = nbr[4];
           const float *              rn = row + 1 < shape.rows ? self + shape.cols * s : self;
           const float *              rp = row > 0 ? self - shape.cols * s : self;
           const float *              cn = col + 1 < shape.cols ? self + s : self;
