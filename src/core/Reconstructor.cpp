@@ -42,6 +42,8 @@ public:
     for (int d = 0; d < projector.numDevices(); ++d)
     {
       m_Change.push_back(projector.device(d).allocate<float>(projector.shardSize(split)));
+      m_PredictedNorms.weights.push_back(weightsOf(d));
+      m_PredictedNorms.entries.push_back(realSize(d));
     }
   }
 
@@ -71,15 +73,8 @@ public:
       change.push_back(m_Change[d].data());
     }
     m_ChangeIsClear = false;
-    Projector::SquaredNorms & norms = m_PredictedNorms;
-    norms.weights.clear();
-    norms.entries.clear();
-    for (int d = 0; d < m_Projector.numDevices(); ++d)
-    {
-      norms.weights.push_back(weightsOf(d));
-      norms.entries.push_back(realSize(d));
-    }
-    m_Projector.forward(m_Split, subset, delta, change, &norms); // the change is 0 where the forward does not write
+    // The change is 0 where the forward does not write, as the norm asks.
+    m_Projector.forward(m_Split, subset, delta, change, &m_PredictedNorms);
   }
   double
   predictedNorm() override
@@ -142,7 +137,7 @@ private:
   detail::PerDevice<const float *>      m_Hessian;
   detail::PerDevice<DeviceArray<float>> m_Change;
   bool                                  m_ChangeIsClear = false; // update() leaves it so, which spares predict() a pass
-  Projector::SquaredNorms               m_PredictedNorms;        // predict()'s weighted norm of the change, per device
+  Projector::SquaredNorms               m_PredictedNorms; // each device's weights and entries, and predict()'s norms
   double                                m_MeanWeight;
 };
 
