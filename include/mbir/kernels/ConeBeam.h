@@ -4,6 +4,7 @@
 // the cylinder. The curved detector uses its own magnification D / sqrt((S - y)^2 + x^2) in both
 // stages (spec §9.6 flags MBIRJAX's flat-panel value there).
 
+#include "mbir/kernels/ArcTangent.h"
 #include "mbir/kernels/RowMap.h"
 
 namespace mbir::kernels {
@@ -32,7 +33,7 @@ makeConeBeamView(float angle, float zShift)
 }
 
 // The pair (view, the cylinder centred at `centre`) on a flat or a curved detector. Without a branch, so that a loop
-// over pairs vectorises (the CPU works out blocks of them in SIMD lanes); the curved detector's atan2 keeps it scalar.
+// over pairs vectorises (the CPU works out blocks of them in SIMD lanes), the curved detector's arc included.
 template<bool Curved>
 MBIR_HOST_DEVICE inline PixelProjection
 coneBeamProjection(const ConeBeamParams & p, const ConeBeamView & view, PixelCentre centre)
@@ -50,7 +51,7 @@ coneBeamProjection(const ConeBeamParams & p, const ConeBeamView & view, PixelCen
     cosFan = toSource / distance;
     sinFan = x / distance;
     magnification = 1.0f / (distance * p.inverseSdd);
-    u = atan2f(x, toSource) / p.inverseSdd; // arc length
+    u = arcTangent(x, toSource) / p.inverseSdd; // arc length
   }
   else
   {

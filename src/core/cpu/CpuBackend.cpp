@@ -2111,7 +2111,7 @@ private:
   // pair at a time, their scalar arithmetic was a fifth of a cone projection. The loop is written as GCC vectorises
   // it: the block's fields stored one by one, the rows reached from the map's fields, the pairs indexed here rather
   // than by a closure (an aggregate whose address a call or closure took became an array per SIMD lane, and the loop
-  // stayed scalar). The curved cone's atan2 keeps its loop scalar.
+  // stayed scalar).
   template<bool ByView, typename Params>
   static void
   columnsOf(const Params &                p,
