@@ -348,7 +348,7 @@ TEST(GeometryConventions, CurvedHelicalConeBeam)
 }
 
 // The curved detector's arc length comes from kernels::arcTangent, a polynomial that vectorises: within 4 float ulps of
-// atan2 around the whole circle, at radii from 1e-20 to 1e20, on the axes and the octants' edges.
+// atan2 around the whole circle, at radii from 1e-20 to 1e20, on the axes and the octants' edges; NaN for a NaN.
 TEST(GeometryConventions, ArcTangentAgreesWithAtan2)
 {
   auto expectNear = [](float y, float x) {
@@ -375,6 +375,10 @@ TEST(GeometryConventions, ArcTangentAgreesWithAtan2)
   }
   EXPECT_EQ(kernels::arcTangent(0.0f, 1.0f), 0.0f);
   EXPECT_EQ(kernels::arcTangent(-0.0f, -1.0f), -kernels::arcTangent(0.0f, -1.0f)); // the sign of zero, as atan2's
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_TRUE(std::isnan(kernels::arcTangent(nan, 1.0f)));
+  EXPECT_TRUE(std::isnan(kernels::arcTangent(1.0f, nan)));
+  EXPECT_TRUE(std::isnan(kernels::arcTangent(nan, 0.0f)));
 }
 
 TEST(GeometryConventions, Translation)

@@ -28,8 +28,8 @@ arcTangentOfUnit(float z)
 } // namespace detail
 #endif
 
-// The angle of (x, y) from the x axis in [-pi, pi], as atan2f(y, x) within a few float roundings. Selects rather than
-// branches, so that a loop over pairs stays in SIMD lanes.
+// The angle of (x, y) from the x axis in [-pi, pi], as atan2f(y, x) within a few float roundings for finite x and y
+// (NaN for a NaN). Selects rather than branches, so that a loop over pairs stays in SIMD lanes.
 MBIR_HOST_DEVICE inline float
 arcTangent(float y, float x)
 {
@@ -39,7 +39,7 @@ arcTangent(float y, float x)
   const float ay = fabsf(y), ax = fabsf(x);
   const bool  steep = ay > ax; // reduced to the octant 0 <= angle <= pi/4 by the line y = x
   const float high = steep ? ay : ax, low = steep ? ax : ay;
-  float       angle = detail::arcTangentOfUnit(low / (high > 0.0f ? high : 1.0f));
+  float       angle = detail::arcTangentOfUnit(low / (high == 0.0f ? 1.0f : high)); // a NaN stays one
   angle = steep ? 1.57079633f - angle : angle;
   angle = x < 0.0f ? 3.14159265f - angle : angle;
   return copysignf(angle, y);
