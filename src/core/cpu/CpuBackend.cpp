@@ -2040,10 +2040,15 @@ private:
           sum += a[c] * (w ? L::loadFirst(w + offset[c] + i, rest) * L::loadFirst(xc, rest) : L::loadFirst(xc, rest));
         }
       }
-      L::storeFirst(y + i, sum, rest);
+      // A whole block by a plain store: AVX2's masked store is microcoded on AMD's Zen 3, where it made the cone
+      // back projection 1.6x slower.
+      const auto put = [rest](float * p, L::Float v) {
+        rest == L::kWidth ? L::store(p, v) : L::storeFirst(p, v, rest);
+      };
+      put(y + i, sum);
       if (sums)
       {
-        L::storeFirst(sums + i + 1, runningSums(sum, carry), rest);
+        put(sums + i + 1, runningSums(sum, carry));
       }
     }
 #else
