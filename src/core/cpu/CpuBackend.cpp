@@ -749,13 +749,10 @@ public:
                         std::size_t           entries,
                         float *               sinogram) override
   {
-    if (const auto * parallel = std::get_if<ParallelBeamModel>(&model))
-    {
-      SquaredNorm norm{ weights, 0.0 };
-      forward(*parallel, cylinders, values, views, sinogram, &norm);
-      return norm.sum;
-    }
-    return Backend::forwardProjectAndNorm(model, cylinders, values, views, weights, entries, sinogram);
+    (void)entries; // every view of the range is summed: its padding entries are 0
+    SquaredNorm norm{ weights, 0.0 };
+    std::visit([&](const auto & m) { forward(m, cylinders, values, views, sinogram, &norm); }, model);
+    return norm.sum;
   }
 
   void
@@ -2166,14 +2163,17 @@ private:
 
   // Geometries with a row map (cone, translation, multi-axis): each task owns one view, so no two tasks
   // write the same sinogram entry. Per cylinder the slices are first spread onto a detector column
-  // (vertical stage), which is then added to the channels it hits (horizontal stage).
+  // (vertical stage), which is then added to the channels it hits (horizontal stage). The static schedule gives
+  // a thread the views that VCD's update (and backByViews) give it, so that their lines stay in its cache; where a
+  // norm is asked for, each task sums its view after its last cylinder, while the view is still in cache.
   template<typename Params>
   void
   forward(const GeometryModel<Params> & m,
           const CylinderBatch &         batch,
           const float *                 values,
           const ViewRange &             views,
-          float *                       sinogram) const
+          float *                       sinogram,
+          SquaredNorm *                 norm = nullptr) const
   {
     const Params &                          p = m.params;
     const int                               rows = p.numDetRows;
@@ -2183,13 +2183,14 @@ private:
     const std::size_t                       viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
     if (window.last <= window.first)
     {
-      return;
+      return; // nothing written: a norm stays 0
     }
+    std::vector<double> parts(norm ? views.count : 0); // the views' norms
 #pragma omp parallel num_threads(m_Threads)
     {
       std::vector<float> column(rows), scratch;
       ColumnBlock        block;
-#pragma omp for schedule(dynamic)
+#pragma omp for schedule(static)
       for (int lv = 0; lv < views.count; ++lv)
       {
         const typename Params::View view = m.views[views.first + lv];
@@ -2225,12 +2226,101 @@ private:
             addScaled(a, column.data() + first, nullptr, last - first + 1, sinoView + std::size_t(n) * rows + first);
           }
         }
+        if (norm)
+        {
+          parts[lv] = viewSquaredNorm(
+            sinoView, norm->weights ? norm->weights + lv * viewSize : nullptr, p.numDetChannels, rows, 0, rows);
+        }
       }
+    }
+    if (norm)
+    {
+      norm->sum = std::accumulate(parts.begin(), parts.end(), 0.0); // in view order: the same sum on every run
     }
   }
 
-  // Each task owns one cylinder: per view, gather the channels into a detector column, then the column
-  // into the slices. The same row map as the forward direction, so the pair is an exact adjoint.
+  // What one thread of a row-map back projection works in: the detector column with a 0 on either side and a
+  // table after it, its prefix sums over [-1, rows] with the table after, and the pair's channels.
+  struct ColumnScratch
+  {
+    explicit ColumnScratch(int rows)
+      : buffer(rows + 2 + kTableSize)
+      , table(rows + 3 + kTableSize)
+    {}
+    std::vector<float>       buffer, table, scratch, coefficients;
+    std::vector<std::size_t> offsets;
+    ColumnBlock              block;
+
+    float *
+    column()
+    {
+      return buffer.data() + 1;
+    }
+    float *
+    sums()
+    {
+      return table.data() + 1;
+    }
+  };
+
+  // out[k - offset] += the back projection of pair i of the scratch's block, at view lv of the range: gather the
+  // channels into a detector column, then the column into the slices.
+  template<bool Weighted>
+  static void
+  gatherPair(ColumnScratch &     s,
+             int                 i,
+             int                 lv,
+             std::size_t         viewSize,
+             int                 rows,
+             const float *       sinogram,
+             const float *       weights,
+             int                 power,
+             const SliceWindow & window,
+             float *             out)
+  {
+    const ColumnBlock & block = s.block;
+    const int           first = block.firstRow[i], last = block.lastRow[i];
+    if (block.lastChannel[i] < block.firstChannel[i] || last < first)
+    {
+      return;
+    }
+    // The channels that meet the pair, with their coefficients.
+    s.coefficients.clear();
+    s.offsets.clear();
+    for (int n = block.firstChannel[i]; n <= block.lastChannel[i]; ++n)
+    {
+      const float a = kernels::coefficientPower(block.channelWeight(i, n), power);
+      if (a != 0.0f)
+      {
+        s.coefficients.push_back(a);
+        s.offsets.push_back(lv * viewSize + static_cast<std::size_t>(n) * rows + first);
+      }
+    }
+    // The box resampling's sums table, made with the column.
+    const kernels::RowMap map = block.rows(i);
+    const bool            box = BoxResampling::gathersBySums(map, power);
+    float * const         column = s.column();
+    float * const         sums = s.sums();
+    column[first - 1] = column[last + 1] = 0.0f;
+    sums[first - 1] = 0.0f;
+    sumOfChannels(s.coefficients.data(),
+                  s.offsets.data(),
+                  static_cast<int>(s.coefficients.size()),
+                  sinogram,
+                  Weighted ? weights : nullptr,
+                  last - first + 1,
+                  column + first,
+                  box ? sums + first : nullptr);
+    if (box)
+    {
+      endTable(sums, last + 1);
+    }
+    gatherColumn(map, column, box ? sums : nullptr, first, last, power, window, s.scratch, out);
+  }
+
+  // Row-map geometries (cone, translation, multi-axis). A batch that fits in cache (a VCD subset's cylinders) goes
+  // view by view (backByViews); a larger one cylinder by cylinder, each task owning one cylinder and gathering it
+  // from every view. The same row map as the forward direction, so the pair is an exact adjoint.
   template<bool Weighted, typename Params>
   void
   back(const GeometryModel<Params> & m,
@@ -2241,74 +2331,104 @@ private:
        int                           power,
        float *                       values) const
   {
-    const Params &                          p = m.params;
-    const int                               rows = p.numDetRows;
-    const SliceWindow                       window = validSlices(batch, p.reconSlices);
-    const std::vector<int>                  order = tileBlocks(batch, p.reconCols).order;
-    const std::vector<kernels::PixelCentre> centres = pixelCentres(p, batch, order);
-    const std::size_t                       viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
+    const Params &    p = m.params;
+    const int         rows = p.numDetRows;
+    const SliceWindow window = validSlices(batch, p.reconSlices);
     if (window.last <= window.first)
     {
       return;
     }
+    const std::vector<int>                  order = tileBlocks(batch, p.reconCols).order;
+    const std::vector<kernels::PixelCentre> centres = pixelCentres(p, batch, order);
+    const std::size_t                       viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
+    if (static_cast<std::size_t>(batch.numPixels) * batch.numSlices <= kBlockValues)
+    {
+      backByViews<Weighted>(m, batch, order, centres, sinogram, weights, views, power, window, values);
+      return;
+    }
 #pragma omp parallel num_threads(m_Threads)
     {
-      std::vector<float> buffer(rows + 2 + kTableSize), scratch;
-      float * const column = buffer.data() + 1; // column[-1] and column[rows] for the box resampling, and its table
-      std::vector<float> table(rows + 3 + kTableSize);
-      float * const      sums = table.data() + 1; // its prefix sums over [-1, rows], and the table after
-      ColumnBlock        block;
-      std::vector<float> coefficients;
-      std::vector<std::size_t> offsets;
+      ColumnScratch s(rows);
 #pragma omp for schedule(dynamic, 4)
       for (int e = 0; e < batch.numPixels; ++e)
       {
-        const int b = order[e];
-        float *   out = values + static_cast<std::size_t>(b) * batch.numSlices;
+        float * out = values + static_cast<std::size_t>(order[e]) * batch.numSlices;
         for (int lv = 0; lv < views.count; ++lv)
         {
           // The projections of a block of views at once, in SIMD lanes.
           if (lv % kFootprintBlock == 0)
           {
             columnsOf<true>(
-              p, std::min(kFootprintBlock, views.count - lv), window, &m.views[views.first + lv], &centres[e], block);
+              p, std::min(kFootprintBlock, views.count - lv), window, &m.views[views.first + lv], &centres[e], s.block);
           }
-          const int i = lv % kFootprintBlock;
-          const int first = block.firstRow[i], last = block.lastRow[i];
-          if (block.lastChannel[i] < block.firstChannel[i] || last < first)
+          gatherPair<Weighted>(s, lv % kFootprintBlock, lv, viewSize, rows, sinogram, weights, power, window, out);
+        }
+      }
+    }
+  }
+
+  // Each task owns a group of consecutive views and gathers every cylinder from them, so that a view's entries are
+  // read from cache once per cylinder that meets them rather than from memory, and (as for parallel beam) each
+  // thread reads about the views that VCD's update, statically scheduled, writes from the same core. Each group adds
+  // into sums of its own, added up in group order at the end: a fixed count of views per group, so that the result
+  // does not depend on how many threads there are. Group 0 adds into `values` itself.
+  template<bool Weighted, typename Params>
+  void
+  backByViews(const GeometryModel<Params> &             m,
+              const CylinderBatch &                     batch,
+              const std::vector<int> &                  order,
+              const std::vector<kernels::PixelCentre> & centres,
+              const float *                             sinogram,
+              const float *                             weights,
+              const ViewRange &                         views,
+              int                                       power,
+              const SliceWindow &                       window,
+              float *                                   values) const
+  {
+    const Params &     p = m.params;
+    const int          rows = p.numDetRows;
+    const std::size_t  viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
+    const std::size_t  count = static_cast<std::size_t>(batch.numPixels) * batch.numSlices;
+    const int          groups = std::clamp(views.count / kViewsPerGroup, 1, kMaxViewGroups);
+    std::vector<float> sums((groups - 1) * count, 0.0f);
+#pragma omp parallel num_threads(m_Threads)
+    {
+      ColumnScratch s(rows);
+#pragma omp for schedule(static)
+      for (int group = 0; group < groups; ++group)
+      {
+        float * const out = group == 0 ? values : sums.data() + (group - 1) * count;
+        const int     last = views.count * (group + 1) / groups;
+        for (int lv = views.count * group / groups; lv < last; ++lv)
+        {
+          const typename Params::View view = m.views[views.first + lv];
+          for (int e = 0; e < batch.numPixels; ++e)
           {
-            continue;
-          }
-          // The channels that meet the pair, with their coefficients.
-          coefficients.clear();
-          offsets.clear();
-          for (int n = block.firstChannel[i]; n <= block.lastChannel[i]; ++n)
-          {
-            const float a = kernels::coefficientPower(block.channelWeight(i, n), power);
-            if (a != 0.0f)
+            // The projections of a block of cylinders at once, in SIMD lanes.
+            if (e % kFootprintBlock == 0)
             {
-              coefficients.push_back(a);
-              offsets.push_back(lv * viewSize + static_cast<std::size_t>(n) * rows + first);
+              columnsOf<false>(p, std::min(kFootprintBlock, batch.numPixels - e), window, &view, &centres[e], s.block);
             }
+            gatherPair<Weighted>(s,
+                                 e % kFootprintBlock,
+                                 lv,
+                                 viewSize,
+                                 rows,
+                                 sinogram,
+                                 weights,
+                                 power,
+                                 window,
+                                 out + static_cast<std::size_t>(order[e]) * batch.numSlices);
           }
-          // The box resampling's sums table, made with the column.
-          const kernels::RowMap map = block.rows(i);
-          const bool            box = BoxResampling::gathersBySums(map, power);
-          column[first - 1] = column[last + 1] = 0.0f;
-          sums[first - 1] = 0.0f;
-          sumOfChannels(coefficients.data(),
-                        offsets.data(),
-                        static_cast<int>(coefficients.size()),
-                        sinogram,
-                        Weighted ? weights : nullptr,
-                        last - first + 1,
-                        column + first,
-                        box ? sums + first : nullptr);
-          if (box)
-          {
-            endTable(sums, last + 1);
-          }
-          gatherColumn(map, column, box ? sums : nullptr, first, last, power, window, scratch, out);
+        }
+      }
+      for (int group = 1; group < groups; ++group)
+      {
+        const float * const add = sums.data() + (group - 1) * count;
+#pragma omp for simd schedule(static)
+        for (std::size_t j = 0; j < count; ++j)
+        {
+          values[j] += add[j];
         }
       }
     }
