@@ -8,11 +8,12 @@ Shepp-Logan scan with our tools (mbir-geometry, mbir-phantom, mbir-project --snr
   RTK       itk-rtk's CPU FDK, cone beam only
 MBIR runs at each tool's defaults and at equal parameters (sharpness 0, SNR 30 dB, 15 iterations with no early
 stop, positivity off). Every NRMSE is computed here, against the phantom file, by the same function. Times are
-of the reconstruction alone: the time on our tools' summary line (no file I/O), the recon call of the Python
-peers after a warm-up call (MBIRJAX compiles in a first recon at its defaults, svmbir computes its system
-matrix in a one-iteration recon: that first call is reported in the note column). Each peer runs in a
-subprocess of its own, so that a missing or broken peer is skipped with the reason and the others still run;
-no number is ever made up for a peer that did not run. With --time-to-target, ours also runs at sharpness 0 and
+of the reconstruction alone: the time on our tools' summary line (no file I/O; the median of three runs, since
+one run of a few seconds moves by up to 20 % on a shared machine, where a peer's run of a minute averages that
+out), the recon call of the Python peers after a warm-up call (MBIRJAX compiles in a first recon at its
+defaults, svmbir computes its system matrix in a one-iteration recon: that first call is reported in the note
+column). Each peer runs in a subprocess of its own, so that a missing or broken peer is skipped with the reason
+and the others still run; no number is ever made up for a peer that did not run. With --time-to-target, ours also runs at sharpness 0 and
 SNR 30 dB with 1, 2, 3, 4, 6, ... iterations until its NRMSE is no worse than each MBIR peer's at its defaults.
 
 Usage: compare_cpu_peers.py [--quick] [--geometry parallel|cone|both] [--time-to-target] [--size VxRxC ...]
@@ -24,6 +25,7 @@ import csv
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -74,17 +76,26 @@ def make_problem(tools, directory, geometry_type, views, rows, channels):
               "--output", sinogram])
 
 
+OUR_RUNS = 3  # ours takes seconds, where one run moves by up to 20 % on a shared machine; a peer's run takes minutes
+
+
 def run_ours(tools, directory, tool, setting, options, phantom):
-    """One run of one of our tools: its row, with the time on its summary line and the NRMSE computed here."""
+    """Our tool run OUR_RUNS times: its row, with the median of the times on its summary lines and the NRMSE computed
+    here (the same volume every run)."""
     output = f"{directory}/ours-{tool}.nrrd"
-    start = time.perf_counter()
-    line = run_tool([f"{tools}/{tool}", "--geometry", f"{directory}/geometry.json", "--input",
-                     f"{directory}/sinogram.nrrd", "--output", output] + options)
-    wall = time.perf_counter() - start
+    seconds, walls = [], []
+    for _ in range(OUR_RUNS):
+        start = time.perf_counter()
+        line = run_tool([f"{tools}/{tool}", "--geometry", f"{directory}/geometry.json", "--input",
+                         f"{directory}/sinogram.nrrd", "--output", output] + options)
+        walls.append(time.perf_counter() - start)
+        seconds.append(float(re.search(r" ([0-9.]+) s on ", line).group(1)))
     iterations = re.search(r"MBIR: ([0-9]+) iterations", line)
     note = f"{iterations.group(1)} iterations; " if iterations else ""
-    return dict(tool="ours", setting=setting, seconds=float(re.search(r" ([0-9.]+) s on ", line).group(1)),
-                nrmse=nrmse(read_volume(output), phantom), note=note + f"process wall {wall:.2f} s with file I/O")
+    note += (f"median of {OUR_RUNS} runs ({min(seconds):.2f}-{max(seconds):.2f} s); "
+             f"process wall {statistics.median(walls):.2f} s with file I/O")
+    return dict(tool="ours", setting=setting, seconds=statistics.median(seconds),
+                nrmse=nrmse(read_volume(output), phantom), note=note)
 
 
 def ours(tools, directory):
