@@ -749,7 +749,7 @@ public:
                         std::size_t           entries,
                         float *               sinogram) override
   {
-    (void)entries; // every view of the range is summed: its padding entries are 0
+    (void)entries; // the forward sums the views and rows it writes, which are the shard's real entries
     SquaredNorm norm{ weights, 0.0 };
     std::visit([&](const auto & m) { forward(m, cylinders, values, views, sinogram, &norm); }, model);
     return norm.sum;
