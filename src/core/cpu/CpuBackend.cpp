@@ -1368,6 +1368,11 @@ private:
   // that. Each group adds into sums of its own, added up in group order at the end: groups of a fixed count of
   // views, so that the result does not depend on how many threads there are. Group 0 adds into `values` itself.
   static constexpr int kViewsPerGroup = 32, kMaxViewGroups = 8;
+  static int
+  viewGroups(int views)
+  {
+    return std::clamp(views / kViewsPerGroup, 1, kMaxViewGroups);
+  }
   static constexpr int kViewBlock = 8; // views whose taps a cylinder's sums take in registers at once
   // out[k] += the footprint of `shadow` (to `power`) applied to a view's columns (times its weights), k in [k0, k1):
   // a footprint wider than its taps, the scalar way.
@@ -1418,7 +1423,7 @@ private:
     const std::vector<kernels::PixelCentre> centres = pixelCentres(p, batch, order);
     const std::size_t                       viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
     const std::size_t                       count = static_cast<std::size_t>(batch.numPixels) * batch.numSlices;
-    const int                               groups = std::clamp(views.count / kViewsPerGroup, 1, kMaxViewGroups);
+    const int                               groups = viewGroups(views.count);
     const int                               chunks = rowChunks(span, groups, m_Threads);
     const std::vector<float>                zeros(rows, 0.0f); // what padding taps read
     std::vector<float>                      sums((groups - 1) * count, 0.0f);
@@ -2319,8 +2324,9 @@ private:
   }
 
   // Row-map geometries (cone, translation, multi-axis). A batch that fits in cache (a VCD subset's cylinders) goes
-  // view by view (backByViews); a larger one cylinder by cylinder, each task owning one cylinder and gathering it
-  // from every view. The same row map as the forward direction, so the pair is an exact adjoint.
+  // view by view (backByViews) where the views make a group for every thread; a larger batch, or a scan of too few
+  // views (whose groups would leave threads idle), cylinder by cylinder, each task owning one cylinder and
+  // gathering it from every view. The same row map as the forward direction, so the pair is an exact adjoint.
   template<bool Weighted, typename Params>
   void
   back(const GeometryModel<Params> & m,
@@ -2341,7 +2347,8 @@ private:
     const std::vector<int>                  order = tileBlocks(batch, p.reconCols).order;
     const std::vector<kernels::PixelCentre> centres = pixelCentres(p, batch, order);
     const std::size_t                       viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
-    if (static_cast<std::size_t>(batch.numPixels) * batch.numSlices <= kBlockValues)
+    if (static_cast<std::size_t>(batch.numPixels) * batch.numSlices <= kBlockValues &&
+        viewGroups(views.count) >= m_Threads)
     {
       backByViews<Weighted>(m, batch, order, centres, sinogram, weights, views, power, window, values);
       return;
@@ -2367,10 +2374,10 @@ private:
     }
   }
 
-  // Each task owns a group of consecutive views and gathers every cylinder from them, so that a view's entries are
-  // read from cache once per cylinder that meets them rather than from memory, and (as for parallel beam) each
-  // thread reads about the views that VCD's update, statically scheduled, writes from the same core. Each group adds
-  // into sums of its own, added up in group order at the end: a fixed count of views per group, so that the result
+  // Each task owns a group of consecutive views and gathers every cylinder from them, so that (as for parallel beam)
+  // each thread reads about the views that VCD's update, statically scheduled, writes from the same core, where
+  // cylinder by cylinder every view's lines sat in both cores' caches. Each group adds into sums of its own, added
+  // up in group order at the end: a fixed count of views per group, so that wherever this path is taken the result
   // does not depend on how many threads there are. Group 0 adds into `values` itself.
   template<bool Weighted, typename Params>
   void
@@ -2389,7 +2396,7 @@ private:
     const int          rows = p.numDetRows;
     const std::size_t  viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
     const std::size_t  count = static_cast<std::size_t>(batch.numPixels) * batch.numSlices;
-    const int          groups = std::clamp(views.count / kViewsPerGroup, 1, kMaxViewGroups);
+    const int          groups = viewGroups(views.count);
     std::vector<float> sums((groups - 1) * count, 0.0f);
 #pragma omp parallel num_threads(m_Threads)
     {
