@@ -1373,6 +1373,21 @@ private:
   {
     return std::clamp(views / kViewsPerGroup, 1, kMaxViewGroups);
   }
+  // values[j] += each group's sums[(group - 1) count + j] after group 0's, in group order; called by every thread of
+  // the parallel region, which shares the entries among them.
+  static void
+  addGroupSums(const float * sums, int groups, std::size_t count, float * values)
+  {
+    for (int group = 1; group < groups; ++group)
+    {
+      const float * const add = sums + (group - 1) * count;
+#pragma omp for simd schedule(static)
+      for (std::size_t j = 0; j < count; ++j)
+      {
+        values[j] += add[j];
+      }
+    }
+  }
   static constexpr int kViewBlock = 8; // views whose taps a cylinder's sums take in registers at once
   // out[k] += the footprint of `shadow` (to `power`) applied to a view's columns (times its weights), k in [k0, k1):
   // a footprint wider than its taps, the scalar way.
@@ -1489,18 +1504,7 @@ private:
           }
         }
       }
-      if (groups > 1)
-      {
-        for (int group = 1; group < groups; ++group)
-        {
-          const float * const add = sums.data() + (group - 1) * count;
-#pragma omp for simd schedule(static)
-          for (std::size_t j = 0; j < count; ++j)
-          {
-            values[j] += add[j];
-          }
-        }
-      }
+      addGroupSums(sums.data(), groups, count, values);
     }
   }
 
@@ -2429,15 +2433,7 @@ private:
           }
         }
       }
-      for (int group = 1; group < groups; ++group)
-      {
-        const float * const add = sums.data() + (group - 1) * count;
-#pragma omp for simd schedule(static)
-        for (std::size_t j = 0; j < count; ++j)
-        {
-          values[j] += add[j];
-        }
-      }
+      addGroupSums(sums.data(), groups, count, values);
     }
   }
 

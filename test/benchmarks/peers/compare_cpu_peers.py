@@ -13,8 +13,9 @@ one run of a few seconds moves by up to 20 % on a shared machine, where a peer's
 out), the recon call of the Python peers after a warm-up call (MBIRJAX compiles in a first recon at its
 defaults, svmbir computes its system matrix in a one-iteration recon: that first call is reported in the note
 column). Each peer runs in a subprocess of its own, so that a missing or broken peer is skipped with the reason
-and the others still run; no number is ever made up for a peer that did not run. With --time-to-target, ours also runs at sharpness 0 and
-SNR 30 dB with 1, 2, 3, 4, 6, ... iterations until its NRMSE is no worse than each MBIR peer's at its defaults.
+and the others still run; no number is ever made up for a peer that did not run. With --time-to-target, ours
+also runs at sharpness 0 and SNR 30 dB with 1, 2, 3, 4, 6, ... iterations until its NRMSE is no worse than each
+MBIR peer's at its defaults.
 
 Usage: compare_cpu_peers.py [--quick] [--geometry parallel|cone|both] [--time-to-target] [--size VxRxC ...]
                             [--peers mbirjax,svmbir,rtk] [--bin DIR] [--output DIR]
