@@ -1572,6 +1572,15 @@ private:
     }
   }
 
+  // Edges closer than this many cells take what falls between them from the density (densityBetweenEdges), farther
+  // ones from the sums table (integralBetweenEdges), which only they need.
+  static constexpr float kDirectSpan = 1.9f;
+  static bool
+  needsSums(float dt)
+  {
+    return !(dt < kDirectSpan);
+  }
+
   // Where the slices' shadows tile the detector column (width == step: cone beam, translation) the vertical
   // stage is a box resampling, evaluated in closed form instead of slice by slice. In slice units the edge
   // m - 1/2 of row m lies at q(m) = (m - 1/2 - start) / step, and row m holds the fraction
@@ -1589,11 +1598,18 @@ private:
     {
       return map.width == map.step;
     }
-    // Whether the back stage of this coefficient power is gatherBox, which takes the column's sums table.
+    // Whether the back stage of this coefficient power is gatherBox.
+    static bool
+    gathersByBox(const kernels::RowMap & map, int power)
+    {
+      return applies(map) && power == 1;
+    }
+    // Whether gatherBox takes the column's sums table (amountsBetweenEdges, below): slices more than
+    // kDirectSpan rows high.
     static bool
     gathersBySums(const kernels::RowMap & map, int power)
     {
-      return applies(map) && power == 1;
+      return gathersByBox(map, power) && needsSums(map.step);
     }
 
     explicit BoxResampling(const kernels::RowMap & map)
@@ -1748,6 +1764,109 @@ private:
     }
   }
 
+  // out[i] = scale (I(t(i + 1)) - I(t(i))) as integralBetweenEdges has it, for edges less than Cells - 1 cells apart
+  // (dt < Cells - 1), from the density alone: the cells between two such edges are j = floor(t(i)) to j + Cells - 1
+  // at most, and out[i] = scale sum_c |[t(i), t(i + 1)] ∩ [j + c, j + c + 1]| d[j + c], which needs no sums table
+  // (whose prefix sums took a fifth of a cone forward projection). The same value in exact arithmetic, so either
+  // direction may take either form and the pair stays an adjoint to float rounding. d holds kTableSize entries past
+  // hi.
+  template<int Cells>
+  static void
+  densityBetweenEdges(const float * density, int lo, int hi, float t0, float dt, int count, float scale, float * out)
+  {
+    static_assert(Cells >= 2, "the first and the last cell are each one overlap");
+    int i = 0;
+#if MBIR_CPU_PATH > 0
+    // A vector of edges at once, each lane's cells looked up by permutes in the Width or 2 x Width entries from the
+    // block's lowest cell on, as in integralBetweenEdges: the last lane's last cell is at most (Width - 1) dt + Cells
+    // - 1 past the first lane's first (reach, with a margin for rounding); a longer reach is left to the loop below.
+    using L = Lanes;
+    static_assert(2 * L::kWidth <= kTableSize, "the buffers hold a table past their end");
+    auto edges = [&](auto narrow) {
+      const L::Int low = L::broadcast(lo), high = L::broadcast(hi);
+      for (; i < count; i += L::kWidth)
+      {
+        const L::Float lower = t0 + dt * (static_cast<float>(i) + L::laneNumbers());
+        const L::Float upper = lower + dt;
+        const L::Int   j = L::clamp(L::floorToInt(lower), low, high);
+        const int      base = L::first(j);
+        const L::Int   cell = L::sub(j, L::broadcast(base));
+        auto           at = [&](int c) {
+          const L::Int index = L::add(cell, L::broadcast(c));
+          if constexpr (decltype(narrow)::value)
+          {
+            return L::lookupNarrow(density + base, index);
+          }
+          else
+          {
+            return L::lookup(density + base, index);
+          }
+        };
+        L::Float edge = L::toFloat(j) + 1.0f; // the upper edge of cell j + c
+        L::Float between = (L::min(upper, edge) - lower) * at(0);
+        for (int c = 1; c < Cells - 1; ++c)
+        {
+          between += L::max(L::min(upper, edge + 1.0f) - edge, L::zero()) * at(c);
+          edge += 1.0f;
+        }
+        between = scale * (between + L::max(upper - edge, L::zero()) * at(Cells - 1));
+        if (i + L::kWidth <= count)
+        {
+          L::store(out + i, between);
+        }
+        else
+        {
+          L::storeFirst(out + i, between, count - i);
+        }
+      }
+    };
+    const float reach = static_cast<float>(L::kWidth - 1) * dt + static_cast<float>(Cells - 1) + 0.05f; // cells
+    if (reach < static_cast<float>(L::kWidth - 1))
+    {
+      edges(std::true_type{});
+    }
+    else if (reach < static_cast<float>(2 * L::kWidth - 1))
+    {
+      edges(std::false_type{});
+    }
+#endif
+    for (int e = i; e < count; ++e)
+    {
+      const float lower = t0 + dt * static_cast<float>(e), upper = lower + dt;
+      const int   j = std::min(std::max(floorToInt(lower), lo), hi);
+      float       sum = 0.0f;
+      for (int c = 0; c < Cells; ++c)
+      {
+        sum += shadowFraction(lower, upper, j + c) * density[j + c];
+      }
+      out[e] = scale * sum;
+    }
+  }
+
+  // out[i] = scale (I(t(i + 1)) - I(t(i))) by the cheaper form for dt; sums may be null where !needsSums(dt), and
+  // density must then be 0 for two entries past hi.
+  static void
+  amountsBetweenEdges(const float * sums,
+                      const float * density,
+                      int           lo,
+                      int           hi,
+                      float         t0,
+                      float         dt,
+                      int           count,
+                      float         scale,
+                      float *       out)
+  {
+    if (dt < 1.0f)
+    {
+      return densityBetweenEdges<2>(density, lo, hi, t0, dt, count, scale, out);
+    }
+    if (!needsSums(dt))
+    {
+      return densityBetweenEdges<3>(density, lo, hi, t0, dt, count, scale, out);
+    }
+    integralBetweenEdges(sums, density, lo, hi, t0, dt, count, scale, out);
+  }
+
 #if MBIR_CPU_PATH > 0
   // RowMap::weightScale of the Width slices from k0 on, the square root by sqrtNewton (the square-root instruction
   // alone was a sixth of the cone forward projection).
@@ -1781,6 +1900,23 @@ private:
     g[kFirst - 1] = 0.0f;
     std::fill_n(g + kLast, kTableSize, 0.0f);
     const float * const xk = x - window.offset;
+    if (!needsSums(box.inverse))
+    {
+      int k = kFirst;
+#if MBIR_CPU_PATH > 0
+      for (; k + Lanes::kWidth <= kLast; k += Lanes::kWidth)
+      {
+        Lanes::store(g + k, weightScales(map, k) * Lanes::load(xk + k));
+      }
+#endif
+#pragma omp simd
+      for (int j = k; j < kLast; ++j)
+      {
+        g[j] = map.weightScale(j) * xk[j];
+      }
+      return amountsBetweenEdges(
+        nullptr, g, kFirst - 1, kLast, box.edge(first), box.inverse, last - first + 1, box.step, column + first);
+    }
     sums[kFirst - 1] = 0.0f;
     sums[kFirst] = 0.0f;
     int k = kFirst;
@@ -1809,8 +1945,9 @@ private:
   }
 
   // The transpose: out[k - offset] += sum_m b(m, k) column[m] over the window's slices and rows [first, last];
-  // column[first - 1] and column[last + 1] must exist and be 0, and kTableSize entries after the latter exist.
-  // sums: the column's sums table over [first - 1, last + 1], which the caller made with the column.
+  // column[first - 1] to column[last + 3] must exist and be 0 outside [first, last], and kTableSize entries after
+  // column[last + 1] exist. sums: where BoxResampling::gathersBySums, the column's sums table over [first - 1,
+  // last + 1], which the caller made with the column; else null.
   static void
   gatherBox(const kernels::RowMap & rowMap,
             const float *           column,
@@ -1825,15 +1962,15 @@ private:
     const BoxResampling   box(map);
     const int             slices = window.last - window.first;
     float * const between = atLeast(scratch, static_cast<std::size_t>(slices)); // the column's share of each slice
-    integralBetweenEdges(sums,
-                         column,
-                         first - 1,
-                         last + 1,
-                         box.start + box.step * static_cast<float>(window.first) + 0.5f,
-                         box.step,
-                         slices,
-                         1.0f,
-                         between);
+    amountsBetweenEdges(sums,
+                        column,
+                        first - 1,
+                        last + 1,
+                        box.start + box.step * static_cast<float>(window.first) + 0.5f,
+                        box.step,
+                        slices,
+                        1.0f,
+                        between);
     float * const outk = out - window.offset + window.first;
     int           i = 0;
 #if MBIR_CPU_PATH > 0
@@ -1961,7 +2098,7 @@ private:
                std::vector<float> &    scratch,
                float *                 out)
   {
-    if (BoxResampling::gathersBySums(map, power))
+    if (BoxResampling::gathersByBox(map, power))
     {
       return gatherBox(map, column, columnSums, first, last, window, scratch, out);
     }
@@ -2310,7 +2447,7 @@ private:
     const bool            box = BoxResampling::gathersBySums(map, power);
     float * const         column = s.column();
     float * const         sums = s.sums();
-    column[first - 1] = column[last + 1] = 0.0f;
+    column[first - 1] = column[last + 1] = column[last + 2] = column[last + 3] = 0.0f;
     sums[first - 1] = 0.0f;
     sumOfChannels(s.coefficients.data(),
                   s.offsets.data(),
