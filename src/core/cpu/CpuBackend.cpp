@@ -1580,10 +1580,12 @@ private:
   {
     return !(dt < kDirectSpan);
   }
-  // Whether the back projection takes the direct form too. On AVX2 its lookups of three cells per slice (each two
-  // permutes and a blend) made the cone back projection 12-20 % slower than the table; on AVX-512 (one permute each)
-  // a cone MBIR was 5 % faster with it than with the table.
-  static constexpr bool kBackTakesDensity = MBIR_CPU_PATH == 2;
+  // Slices less than this many rows high are gathered in the direct form too. On AVX2 the lookups of a wider reach than
+  // one 8-entry permute (two permutes and a blend each, three per slice past a row) made the cone back projection
+  // 12-20 % slower than the table, so it takes the direct form only where one permute serves (two cells, 7 dt + 1 <
+  // 7: 3-4 % faster there); on AVX-512 (one permute each) a cone MBIR was 5 % faster with it at every step below
+  // kDirectSpan. The portable loop keeps the table.
+  static constexpr float kBackDensitySpan = MBIR_CPU_PATH == 2 ? kDirectSpan : MBIR_CPU_PATH == 1 ? 0.85f : 0.0f;
 
   // Where the slices' shadows tile the detector column (width == step: cone beam, translation) the vertical
   // stage is a box resampling, evaluated in closed form instead of slice by slice. In slice units the edge
@@ -1608,12 +1610,12 @@ private:
     {
       return applies(map) && power == 1;
     }
-    // Whether gatherBox takes the column's sums table (amountsBetweenEdges, below): on a path that does not take the
-    // density (kBackTakesDensity), or for slices more than kDirectSpan rows high.
+    // Whether gatherBox takes the column's sums table (amountsBetweenEdges, below), for slices kBackDensitySpan rows
+    // high or more.
     static bool
     gathersBySums(const kernels::RowMap & map, int power)
     {
-      return gathersByBox(map, power) && (!kBackTakesDensity || needsSums(map.step));
+      return gathersByBox(map, power) && !(map.step < kBackDensitySpan);
     }
 
     explicit BoxResampling(const kernels::RowMap & map)
