@@ -301,6 +301,28 @@ struct Lanes
   }
 };
 #  endif
+
+// v's first count lanes (all of them where count >= Width) stored at p: a whole vector by a plain store, since AVX2's
+// masked store is microcoded on AMD's Zen 3, where it made the cone back projection 1.6x slower.
+inline void
+storeLanes(float * p, Lanes::Float v, int count)
+{
+  count >= Lanes::kWidth ? Lanes::store(p, v) : Lanes::storeFirst(p, v, count);
+}
+// Each lane's table[index] from the Width (Narrow) or 2 x Width entries from table on.
+template<bool Narrow>
+Lanes::Float
+lookupIn(const float * table, Lanes::Int index)
+{
+  if constexpr (Narrow)
+  {
+    return Lanes::lookupNarrow(table, index);
+  }
+  else
+  {
+    return Lanes::lookup(table, index);
+  }
+}
 #endif
 
 constexpr int kTileSize = 32;       // pixels per tile side: a tile's shadow is a narrow band of channels
@@ -1575,11 +1597,6 @@ private:
   // Edges closer than this many cells take what falls between them from the density (densityBetweenEdges), farther
   // ones from the sums table (integralBetweenEdges), which only they need.
   static constexpr float kDirectSpan = 1.9f;
-  static bool
-  needsSums(float dt)
-  {
-    return !(dt < kDirectSpan);
-  }
   // Slices less than this many rows high are gathered in the direct form too. On AVX2 the lookups of a wider reach than
   // one 8-entry permute (two permutes and a blend each, three per slice past a row) made the cone back projection
   // 12-20 % slower than the table, so it takes the direct form only where one permute serves (two cells, 7 dt + 1 <
@@ -1729,28 +1746,14 @@ private:
         const int      base = L::first(j);
         const L::Int   cell = L::sub(j, L::broadcast(base));
         const L::Float fraction = t - L::toFloat(j);
-        if constexpr (decltype(narrow)::value)
-        {
-          return L::lookupNarrow(sums + base, cell) + fraction * L::lookupNarrow(density + base, cell);
-        }
-        else
-        {
-          return L::lookup(sums + base, cell) + fraction * L::lookup(density + base, cell);
-        }
+        constexpr bool Narrow = decltype(narrow)::value;
+        return lookupIn<Narrow>(sums + base, cell) + fraction * lookupIn<Narrow>(density + base, cell);
       };
       L::Float below = L::zero() + integralAt(0); // the lane moved up into the first block
       for (; i < count; i += L::kWidth)
       {
         const L::Float above = integral(t0 + dt * (static_cast<float>(i + 1) + L::laneNumbers()));
-        const L::Float between = scale * (above - L::shiftIn(below, above));
-        if (i + L::kWidth <= count)
-        {
-          L::store(out + i, between);
-        }
-        else
-        {
-          L::storeFirst(out + i, between, count - i);
-        }
+        storeLanes(out + i, scale * (above - L::shiftIn(below, above)), count - i);
         below = above;
       }
     };
@@ -1798,15 +1801,7 @@ private:
         const int      base = L::first(j);
         const L::Int   cell = L::sub(j, L::broadcast(base));
         auto           at = [&](int c) {
-          const L::Int index = L::add(cell, L::broadcast(c));
-          if constexpr (decltype(narrow)::value)
-          {
-            return L::lookupNarrow(density + base, index);
-          }
-          else
-          {
-            return L::lookup(density + base, index);
-          }
+          return lookupIn<decltype(narrow)::value>(density + base, L::add(cell, L::broadcast(c)));
         };
         L::Float edge = L::toFloat(j) + 1.0f; // the upper edge of cell j + c
         L::Float between = (L::min(upper, edge) - lower) * at(0);
@@ -1815,15 +1810,7 @@ private:
           between += L::max(L::min(upper, edge + 1.0f) - edge, L::zero()) * at(c);
           edge += 1.0f;
         }
-        between = scale * (between + L::max(upper - edge, L::zero()) * at(Cells - 1));
-        if (i + L::kWidth <= count)
-        {
-          L::store(out + i, between);
-        }
-        else
-        {
-          L::storeFirst(out + i, between, count - i);
-        }
+        storeLanes(out + i, scale * (between + L::max(upper - edge, L::zero()) * at(Cells - 1)), count - i);
       }
     };
     const float reach = static_cast<float>(L::kWidth - 1) * dt + static_cast<float>(Cells - 1) + 0.05f; // cells
@@ -1903,7 +1890,7 @@ private:
     g[kFirst - 1] = 0.0f;
     std::fill_n(g + kLast, kTableSize, 0.0f);
     const float * const xk = x - window.offset;
-    if (!needsSums(box.inverse))
+    if (box.inverse < kDirectSpan)
     {
       int k = kFirst;
 #if MBIR_CPU_PATH > 0
@@ -2186,15 +2173,10 @@ private:
           sum += a[c] * (w ? L::loadFirst(w + offset[c] + i, rest) * L::loadFirst(xc, rest) : L::loadFirst(xc, rest));
         }
       }
-      // A whole block by a plain store: AVX2's masked store is microcoded on AMD's Zen 3, where it made the cone
-      // back projection 1.6x slower.
-      const auto put = [rest](float * p, L::Float v) {
-        rest == L::kWidth ? L::store(p, v) : L::storeFirst(p, v, rest);
-      };
-      put(y + i, sum);
+      storeLanes(y + i, sum, rest);
       if (sums)
       {
-        put(sums + i + 1, runningSums(sum, carry));
+        storeLanes(sums + i + 1, runningSums(sum, carry), rest);
       }
     }
 #else
