@@ -212,6 +212,26 @@ public:
               const ViewRange &     views,
               int                   power,
               float *               values) = 0;
+  // VCD's error update, deferred to the next subset's back projection of the error: sinogram += scale * change over
+  // the first `entries` entries, then change = 0 (as addScaledAndClear).
+  struct PendingUpdate
+  {
+    float *     sinogram = nullptr;
+    float *     change = nullptr;
+    float       scale = 0.0f;
+    std::size_t entries = 0;
+  };
+  // backProject of update.sinogram once the update is applied: one pass where a backend applies it view by view as
+  // the back projection reaches each view, which then reads the view from cache (the CPU's); the update, then the
+  // back projection, by default.
+  virtual void
+  backProjectUpdated(const PendingUpdate & update,
+                     const DeviceModel &   model,
+                     const CylinderBatch & cylinders,
+                     const float *         weights,
+                     const ViewRange &     views,
+                     int                   power,
+                     float *               values);
 
   // Ramp-filters each view of a sinogram in the device layout: view v is convolved with the band-limited
   // ramp along the detector direction (channel, row) of directions[v], whose frequency response is

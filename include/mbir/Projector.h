@@ -163,14 +163,16 @@ public:
           const std::vector<float *> &       sinograms,
           SquaredNorms *                     norms = nullptr) const;
   // values[d] = (A .^ power)^T (weights .* sinograms) over every device's views, at device d's slices;
-  // weights empty means 1.
+  // weights empty means 1. Where `pending` is given, device d first applies pending[d] to its sinogram
+  // (pending[d].sinogram == sinograms[d]): VCD's deferred error update (Backend::backProjectUpdated).
   void
-  back(SinogramSplit                      split,
-       const std::vector<const float *> & sinograms,
-       const std::vector<const float *> & weights,
-       int                                power,
-       const std::vector<CylinderBatch> & batches,
-       const std::vector<float *> &       values) const;
+  back(SinogramSplit                               split,
+       const std::vector<const float *> &          sinograms,
+       const std::vector<const float *> &          weights,
+       int                                         power,
+       const std::vector<CylinderBatch> &          batches,
+       const std::vector<float *> &                values,
+       const std::vector<Backend::PendingUpdate> & pending = {}) const;
 
   // A x over the ROR cylinders; voxels outside the ROR are ignored.
   DeviceSinogram
@@ -236,12 +238,24 @@ private:
             const ViewRange &     views,
             float *               sinogram,
             SquaredNorms *        norms) const;
+  // Device d's backProject, after the pending update where one is given (null: none).
   void
-  backByRow(const std::vector<const float *> & sinograms,
-            const std::vector<const float *> & weights,
-            int                                power,
-            const std::vector<CylinderBatch> & batches,
-            const std::vector<float *> &       values) const;
+  backOn(int                            d,
+         const DeviceModel &            model,
+         const CylinderBatch &          batch,
+         const float *                  sinogram,
+         const float *                  weights,
+         const ViewRange &              views,
+         int                            power,
+         float *                        values,
+         const Backend::PendingUpdate * pending) const;
+  void
+  backByRow(const std::vector<const float *> &          sinograms,
+            const std::vector<const float *> &          weights,
+            int                                         power,
+            const std::vector<CylinderBatch> &          batches,
+            const std::vector<float *> &                values,
+            const std::vector<Backend::PendingUpdate> & pending) const;
 
   Geometry                           m_Geometry;
   std::shared_ptr<const DeviceGroup> m_Group;

@@ -41,6 +41,19 @@ Backend::forwardProjectAndNorm(const DeviceModel &   model,
   return weightedProducts(sinogram, sinogram, weights, entries).bb;
 }
 
+void
+Backend::backProjectUpdated(const PendingUpdate & update,
+                            const DeviceModel &   model,
+                            const CylinderBatch & cylinders,
+                            const float *         weights,
+                            const ViewRange &     views,
+                            int                   power,
+                            float *               values)
+{
+  addScaledAndClear(update.scale, update.change, update.sinogram, update.entries);
+  backProject(model, cylinders, update.sinogram, weights, views, power, values);
+}
+
 std::size_t
 Backend::availableBytes() const
 {

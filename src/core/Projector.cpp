@@ -302,33 +302,39 @@ Projector::forwardOn(int                   d,
 // Sharded: per chunk, each device back-projects its views onto whole cylinders and lays its sums out
 // owner-major, and one reduce-scatter leaves each owner the sum of its slices.
 void
-Projector::back(SinogramSplit                      split,
-                const std::vector<const float *> & sinograms,
-                const std::vector<const float *> & weights,
-                int                                power,
-                const std::vector<CylinderBatch> & batches,
-                const std::vector<float *> &       values) const
+Projector::back(SinogramSplit                               split,
+                const std::vector<const float *> &          sinograms,
+                const std::vector<const float *> &          weights,
+                int                                         power,
+                const std::vector<CylinderBatch> &          batches,
+                const std::vector<float *> &                values,
+                const std::vector<Backend::PendingUpdate> & pending) const
 {
   if (split == SinogramSplit::ByRow)
   {
-    backByRow(sinograms, weights, power, batches, values);
+    backByRow(sinograms, weights, power, batches, values, pending);
     return;
   }
   const int         n = numDevices();
   const std::size_t pixels = batches[0].numPixels;
   const std::size_t per = m_Slices.perDevice, whole = m_Slices.padded();
   const std::size_t chunk = std::min(cylindersPerChunk(pixels, m_Slices), pixels);
-  auto              project = [&](int d, const CylinderBatch & batch, float * out) {
+  // The pending update goes with each device's first chunk.
+  auto project = [&](int d, const CylinderBatch & batch, float * out, bool first) {
     device(d).fillZero(out, static_cast<std::size_t>(batch.numPixels) * batch.numSlices * sizeof(float));
-    if (views(d).count > 0)
-    {
-      device(d).backProject(
-        m_Devices[d].model, batch, sinograms[d], weights.empty() ? nullptr : weights[d], views(d), power, out);
-    }
+    backOn(d,
+           m_Devices[d].model,
+           batch,
+           sinograms[d],
+           weights.empty() ? nullptr : weights[d],
+           views(d),
+           power,
+           out,
+           first && !pending.empty() ? &pending[d] : nullptr);
   };
   if (n == 1)
   {
-    project(0, batches[0], values[0]);
+    project(0, batches[0], values[0], true);
     return;
   }
   std::vector<DeviceArray<float>> partial(n), blocks(n);
@@ -346,7 +352,8 @@ Projector::back(SinogramSplit                      split,
     {
       project(d,
               CylinderBatch{ batches[d].pixels + start, static_cast<int>(count), static_cast<int>(whole), 0 },
-              partial[d].data());
+              partial[d].data(),
+              start == 0);
       for (int owner = 0; owner < n; ++owner)
       {
         device(d).copyRows(
@@ -359,6 +366,39 @@ Projector::back(SinogramSplit                      split,
       targets[owner] = values[owner] + start * per;
     }
     m_Group->communicator().reduceScatter(sums, targets, count * per);
+  }
+}
+
+void
+Projector::backOn(int                            d,
+                  const DeviceModel &            model,
+                  const CylinderBatch &          batch,
+                  const float *                  sinogram,
+                  const float *                  weights,
+                  const ViewRange &              views,
+                  int                            power,
+                  float *                        values,
+                  const Backend::PendingUpdate * pending) const
+{
+  if (pending && pending->sinogram != sinogram)
+  {
+    throw std::logic_error("Projector::back: a pending update must be of the sinogram it back-projects");
+  }
+  if (views.count == 0 || batch.numPixels == 0)
+  {
+    if (pending)
+    {
+      device(d).addScaledAndClear(pending->scale, pending->change, pending->sinogram, pending->entries);
+    }
+    return;
+  }
+  if (pending)
+  {
+    device(d).backProjectUpdated(*pending, model, batch, weights, views, power, values);
+  }
+  else
+  {
+    device(d).backProject(model, batch, sinogram, weights, views, power, values);
   }
 }
 
@@ -381,22 +421,29 @@ Projector::forwardByRow(const std::vector<CylinderBatch> & batches,
 }
 
 void
-Projector::backByRow(const std::vector<const float *> & sinograms,
-                     const std::vector<const float *> & weights,
-                     int                                power,
-                     const std::vector<CylinderBatch> & batches,
-                     const std::vector<float *> &       values) const
+Projector::backByRow(const std::vector<const float *> &          sinograms,
+                     const std::vector<const float *> &          weights,
+                     int                                         power,
+                     const std::vector<CylinderBatch> &          batches,
+                     const std::vector<float *> &                values,
+                     const std::vector<Backend::PendingUpdate> & pending) const
 {
   const ViewRange every{ 0, sinogramShape().views };
   for (int d = 0; d < numDevices(); ++d)
   {
-    const CylinderBatch batch{ batches[d].pixels, batches[d].numPixels, batches[d].numSlices, 0 };
-    device(d).fillZero(values[d], static_cast<std::size_t>(batch.numPixels) * batch.numSlices * sizeof(float));
-    if (m_Slices.valid(d) > 0 && batch.numPixels > 0)
-    {
-      device(d).backProject(
-        m_Devices[d].rowModel, batch, sinograms[d], weights.empty() ? nullptr : weights[d], every, power, values[d]);
-    }
+    const CylinderBatch batch{
+      batches[d].pixels, m_Slices.valid(d) > 0 ? batches[d].numPixels : 0, batches[d].numSlices, 0
+    };
+    device(d).fillZero(values[d], static_cast<std::size_t>(batches[d].numPixels) * batch.numSlices * sizeof(float));
+    backOn(d,
+           m_Devices[d].rowModel,
+           batch,
+           sinograms[d],
+           weights.empty() ? nullptr : weights[d],
+           every,
+           power,
+           values[d],
+           pending.empty() ? nullptr : &pending[d]);
   }
 }
 

@@ -53,7 +53,8 @@ public:
            const detail::PerDevice<float *> &       hessian,
            bool &                                   hessianIsOne) override
   {
-    m_Projector.back(m_Split, { m_Error.begin(), m_Error.end() }, m_Weights, 1, subset, gradient);
+    m_Projector.back(m_Split, { m_Error.begin(), m_Error.end() }, m_Weights, 1, subset, gradient, m_Pending);
+    pendingApplied();
     for (int d = 0; d < m_Projector.numDevices(); ++d)
     {
       m_Projector.device(d).gatherCylinders(m_Hessian[d], subset[d], hessian[d]);
@@ -63,6 +64,7 @@ public:
   void
   predict(const detail::PerDevice<CylinderBatch> & subset, const detail::PerDevice<const float *> & delta) override
   {
+    settle(); // the change is about to be overwritten
     detail::PerDevice<float *> change;
     for (int d = 0; d < m_Projector.numDevices(); ++d)
     {
@@ -81,24 +83,34 @@ public:
   {
     return m_Projector.group().communicator().allReduceSum(m_PredictedNorms.sums);
   }
+  // Deferred to the next gradient(), whose back projection applies it view by view as it reads the error.
   void
   update(const detail::PerDevice<CylinderBatch> &, float alpha) override
   {
     for (int d = 0; d < m_Projector.numDevices(); ++d)
     {
-      Backend &         device = m_Projector.device(d);
       const std::size_t real = realSize(d), padding = m_Change[d].size() - real;
-      device.addScaledAndClear(-alpha, m_Change[d].data(), m_Error[d], real);
+      m_Pending.push_back({ m_Error[d], m_Change[d].data(), -alpha, real });
       if (padding > 0)
       {
-        device.fillZero(m_Change[d].data() + real, padding * sizeof(float));
+        m_Projector.device(d).fillZero(m_Change[d].data() + real, padding * sizeof(float));
       }
     }
-    m_ChangeIsClear = true;
+  }
+  void
+  settle() override
+  {
+    for (std::size_t d = 0; d < m_Pending.size(); ++d)
+    {
+      const Backend::PendingUpdate & u = m_Pending[d];
+      m_Projector.device(static_cast<int>(d)).addScaledAndClear(u.scale, u.change, u.sinogram, u.entries);
+    }
+    pendingApplied();
   }
   double
   weightedErrorSquared() override
   {
+    settle();
     std::vector<double> sums;
     for (int d = 0; d < m_Projector.numDevices(); ++d)
     {
@@ -118,6 +130,16 @@ public:
   }
 
 private:
+  // The pending update is in the error, and the change clear.
+  void
+  pendingApplied()
+  {
+    if (!m_Pending.empty())
+    {
+      m_Pending.clear();
+      m_ChangeIsClear = true;
+    }
+  }
   // The real entries of device d's shard, which come first.
   std::size_t
   realSize(int d) const
@@ -136,7 +158,8 @@ private:
   detail::PerDevice<const float *>      m_Weights;
   detail::PerDevice<const float *>      m_Hessian;
   detail::PerDevice<DeviceArray<float>> m_Change;
-  bool                                  m_ChangeIsClear = false; // update() leaves it so, which spares predict() a pass
+  bool                                m_ChangeIsClear = false; // the update leaves it so, which spares predict() a pass
+  std::vector<Backend::PendingUpdate> m_Pending; // update()'s, per device, until gradient() or settle() applies it
   Projector::SquaredNorms               m_PredictedNorms; // each device's weights and entries, and predict()'s norms
   double                                m_MeanWeight;
 };

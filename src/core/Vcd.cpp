@@ -332,6 +332,7 @@ runVcd(VcdVolume &              volume,
       {
         if (settings.checkpoint)
           settings.checkpoint(stateAt(iteration, position + 1, changed, alphaSum));
+        data.settle(); // the error as the volume left it
         throw Aborted();
       }
     }

@@ -59,9 +59,13 @@ public:
   // sum(W d^2) over every device for the last prediction.
   virtual double
   predictedNorm() = 0;
-  // e -= alpha * d for the last prediction.
+  // e -= alpha * d for the last prediction. A data term may defer it to the next gradient(), which then applies it as
+  // it reads e; weightedErrorSquared() and settle() apply a deferred update.
   virtual void
   update(const PerDevice<CylinderBatch> & subset, float alpha) = 0;
+  virtual void
+  settle()
+  {}
   // sum(W e^2) over the real data
   virtual double
   weightedErrorSquared() = 0;

@@ -10,9 +10,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <random>
 
 using namespace mbir;
 using mbir::test::expectInvalid;
@@ -117,7 +119,55 @@ adjointCases()
 class GeometryProjector : public ::testing::TestWithParam<NamedGeometry>
 {};
 
+// A back projection given VCD's pending error update (Backend::PendingUpdate) equals the update, then the back
+// projection: the sinogram updated to the bit, the change cleared, the same values; weighted and not, over a shuffled
+// half of the ROR (a subset), on `threads` threads (which choose the back projection's path, view by view or cylinder
+// by cylinder).
+void
+expectBackProjectionAfterUpdate(const Geometry & geometry, int threads)
+{
+  const Projector   projector(geometry, makeCpuBackend(threads));
+  const std::size_t size = projector.sinogramShape().size();
+  const int         slices = projector.reconShape().slices;
+  std::vector<int>  pixels = projector.rorPixels();
+  std::mt19937      engine(20);
+  std::shuffle(pixels.begin(), pixels.end(), engine);
+  pixels.resize((pixels.size() + 1) / 2);
+  const CylinderBatch      batch{ pixels.data(), static_cast<int>(pixels.size()), slices, 0 };
+  const std::vector<float> error = test::uniformRandom(size, 21), change = test::uniformRandom(size, 22);
+  const std::vector<float> w = test::uniformRandom(size, 23, 0.0f, 2.0f);
+  for (const bool weighted : { false, true })
+  {
+    SCOPED_TRACE(std::to_string(threads) + " threads" + (weighted ? ", weighted" : ""));
+    const std::vector<const float *> weights =
+      weighted ? std::vector<const float *>{ w.data() } : std::vector<const float *>{};
+    std::vector<float> updated = error, cleared = change, expected(pixels.size() * slices);
+    projector.device(0).addScaledAndClear(-0.3f, cleared.data(), updated.data(), size);
+    projector.back(SinogramSplit::ByView, { updated.data() }, weights, 1, { batch }, { expected.data() });
+
+    std::vector<float> sinogram = error, pending = change, values(expected.size(), 5.0f);
+    projector.back(SinogramSplit::ByView,
+                   { sinogram.data() },
+                   weights,
+                   1,
+                   { batch },
+                   { values.data() },
+                   { Backend::PendingUpdate{ sinogram.data(), pending.data(), -0.3f, size } });
+    EXPECT_EQ(sinogram, updated);
+    EXPECT_EQ(pending, cleared);
+    EXPECT_EQ(values, expected);
+  }
+}
+
 } // namespace
+
+TEST_P(GeometryProjector, BackProjectionAppliesAPendingUpdateFirst)
+{
+  for (const int threads : { 1, 2, 3 })
+  {
+    expectBackProjectionAfterUpdate(GetParam().geometry, threads);
+  }
+}
 
 // <A x, y> = <x, A^T y> over every pixel (spec §8.1: rtol 1e-4).
 TEST_P(GeometryProjector, IsExactAdjoint)
@@ -510,6 +560,10 @@ TEST_P(GeometryBatching, ConeResultDoesNotDependOnBatchingOrThreads)
   const std::vector<float> back = one.sparseBackProject(y.data(), pixels);
   EXPECT_LT(test::relativeError(two.sparseBackProject(y.data(), pixels), back), 1e-6);
   EXPECT_LT(test::relativeError(many.sparseBackProject(y.data(), pixels), back), 1e-6);
+  for (const int threads : { 1, 2, 5 })
+  {
+    expectBackProjectionAfterUpdate(g, threads);
+  }
 }
 
 // The trapezoid overlap of kernels::trapezoid, in double.

@@ -790,11 +790,39 @@ public:
       [&](const auto & m) {
         if (weights)
         {
-          back<true>(m, cylinders, sinogram, weights, views, power, values);
+          back<true>(m, cylinders, sinogram, weights, views, power, values, nullptr);
         }
         else
         {
-          back<false>(m, cylinders, sinogram, weights, views, power, values);
+          back<false>(m, cylinders, sinogram, weights, views, power, values, nullptr);
+        }
+      },
+      model);
+  }
+  void
+  backProjectUpdated(const PendingUpdate & update,
+                     const DeviceModel &   model,
+                     const CylinderBatch & cylinders,
+                     const float *         weights,
+                     const ViewRange &     views,
+                     int                   power,
+                     float *               values) override
+  {
+    std::visit(
+      [&](const auto & m) {
+        // View by view where the update covers the views to back-project, and only them.
+        const std::size_t viewSize = static_cast<std::size_t>(m.params.numDetChannels) * m.params.numDetRows;
+        if (update.entries != viewSize * views.count)
+        {
+          return Backend::backProjectUpdated(update, model, cylinders, weights, views, power, values);
+        }
+        if (weights)
+        {
+          back<true>(m, cylinders, update.sinogram, weights, views, power, values, &update);
+        }
+        else
+        {
+          back<false>(m, cylinders, update.sinogram, weights, views, power, values, &update);
         }
       },
       model);
@@ -875,11 +903,43 @@ public:
   void
   addScaledAndClear(float a, float * x, float * y, std::size_t n) override
   {
+    applyUpdate(PendingUpdate{ y, x, a, n });
+  }
+  // The whole of a pending update, on the backend's threads.
+  void
+  applyUpdate(const PendingUpdate & u) const
+  {
 #pragma omp parallel for simd schedule(static) num_threads(m_Threads)
-    for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t i = 0; i < u.entries; ++i)
     {
-      y[i] += a * x[i];
-      x[i] = 0.0f;
+      u.sinogram[i] += u.scale * u.change[i];
+      u.change[i] = 0.0f;
+    }
+  }
+  // The pending update (null: none) of rows [k0, k1) of every channel of views [v0, v1), on the calling thread: a
+  // back projection's task applies it to the views it is about to read, which it alone reads.
+  static void
+  applyUpdate(const PendingUpdate * u, std::size_t viewSize, int rows, int v0, int v1, int k0, int k1)
+  {
+    if (!u)
+    {
+      return;
+    }
+    // Whole views are one run of entries, else each channel's rows [k0, k1) are.
+    const bool        whole = k0 == 0 && k1 == rows;
+    const std::size_t begin = v0 * viewSize + k0, end = v1 * viewSize;
+    const std::size_t run = whole ? end - begin : static_cast<std::size_t>(k1 - k0), stride = whole ? run : rows;
+    const float       scale = u->scale;
+    for (std::size_t o = begin; o < end; o += stride)
+    {
+      float * const e = u->sinogram + o;
+      float * const c = u->change + o;
+#pragma omp simd
+      for (std::size_t i = 0; i < run; ++i)
+      {
+        e[i] += scale * c[i];
+        c[i] = 0.0f;
+      }
     }
   }
   double
@@ -1293,11 +1353,12 @@ private:
        const float *             weights,
        const ViewRange &         views,
        int                       power,
-       float *                   values) const
+       float *                   values,
+       const PendingUpdate *     pending) const
   {
     withFootprintTaps(widestShadow(m.params, m.views + views.first, views.count), [&](auto radius, auto taps) {
       backByTaps<Weighted, decltype(radius)::value, decltype(taps)::value>(
-        m, batch, sinogram, weights, views, power, values);
+        m, batch, sinogram, weights, views, power, values, pending);
     });
   }
   template<bool Weighted, int Radius, int Taps>
@@ -1308,12 +1369,17 @@ private:
              const float *             weights,
              const ViewRange &         views,
              int                       power,
-             float *                   values) const
+             float *                   values,
+             const PendingUpdate *     pending) const
   {
     if (m_Threads > 1 && static_cast<std::size_t>(batch.numPixels) * batch.numSlices <= kBlockValues)
     {
-      backByViews<Weighted, Radius, Taps>(m, batch, sinogram, weights, views, power, values);
+      backByViews<Weighted, Radius, Taps>(m, batch, sinogram, weights, views, power, values, pending);
       return;
+    }
+    if (pending)
+    {
+      applyUpdate(*pending);
     }
     const kernels::ParallelBeamParams &     p = m.params;
     const int                               rows = p.numDetRows;
@@ -1450,7 +1516,8 @@ private:
               const float *             weights,
               const ViewRange &         views,
               int                       power,
-              float *                   values) const
+              float *                   values,
+              const PendingUpdate *     pending) const
   {
     const kernels::ParallelBeamParams &     p = m.params;
     const int                               rows = p.numDetRows;
@@ -1477,10 +1544,14 @@ private:
           const int k1 = window.first + span * (chunk + 1) / chunks;
           float *   out = group == 0 ? values : sums.data() + (group - 1) * count;
           const int last = views.count * (group + 1) / groups;
+          // The task reads rows [k0, k1) of its group's views, and applies the pending update to them, the first
+          // and last chunks also to the rows outside the window.
+          const int r0 = chunk == 0 ? 0 : k0, r1 = chunk == chunks - 1 ? rows : k1;
           for (int lv = views.count * group / groups; lv < last;)
           {
             auto block = [&](auto numViews) {
               constexpr int V = decltype(numViews)::value;
+              applyUpdate(pending, viewSize, rows, lv, lv + V, r0, r1);
               const float * sinoViews[V];
               const float * weightViews[V];
               for (int j = 0; j < V; ++j)
@@ -2461,13 +2532,18 @@ private:
        const float *                 weights,
        const ViewRange &             views,
        int                           power,
-       float *                       values) const
+       float *                       values,
+       const PendingUpdate *         pending) const
   {
     const Params &    p = m.params;
     const int         rows = p.numDetRows;
     const SliceWindow window = validSlices(batch, p.reconSlices);
     if (window.last <= window.first)
     {
+      if (pending)
+      {
+        applyUpdate(*pending);
+      }
       return;
     }
     const std::vector<int>                  order = tileBlocks(batch, p.reconCols).order;
@@ -2476,8 +2552,12 @@ private:
     if (static_cast<std::size_t>(batch.numPixels) * batch.numSlices <= kBlockValues &&
         viewGroups(views.count) >= m_Threads)
     {
-      backByViews<Weighted>(m, batch, order, centres, sinogram, weights, views, power, window, values);
+      backByViews<Weighted>(m, batch, order, centres, sinogram, weights, views, power, window, values, pending);
       return;
+    }
+    if (pending)
+    {
+      applyUpdate(*pending);
     }
 #pragma omp parallel num_threads(m_Threads)
     {
@@ -2516,7 +2596,8 @@ private:
               const ViewRange &                         views,
               int                                       power,
               const SliceWindow &                       window,
-              float *                                   values) const
+              float *                                   values,
+              const PendingUpdate *                     pending) const
   {
     const Params &     p = m.params;
     const int          rows = p.numDetRows;
@@ -2535,6 +2616,7 @@ private:
         for (int lv = views.count * group / groups; lv < last; ++lv)
         {
           const typename Params::View view = m.views[views.first + lv];
+          applyUpdate(pending, viewSize, rows, lv, lv + 1, 0, rows); // a view that this task alone reads
           for (int e = 0; e < batch.numPixels; ++e)
           {
             // The projections of a block of cylinders at once, in SIMD lanes.
