@@ -87,6 +87,7 @@ public:
   void
   update(const detail::PerDevice<CylinderBatch> &, float alpha) override
   {
+    settle(); // one pending update at a time
     for (int d = 0; d < m_Projector.numDevices(); ++d)
     {
       const std::size_t real = realSize(d), padding = m_Change[d].size() - real;
