@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <numeric>
+#include <utility>
 
 using namespace mbir;
 
@@ -231,26 +232,33 @@ TEST(ParallelBeamProjector, EveryShadowWidthMatchesTheFootprintKernel)
 }
 
 // On several threads the CPU back-projects a batch that fits in cache (a VCD subset) view by view, in groups of
-// views whose sums are added in order; on one thread, cylinder by cylinder. Both against each other: weighted and
-// not, power 1 (A^T) and 2 (the Hessian), shadows of every tap count and the scalar loop, views in blocks and a
-// tail, slices in vectors and a tail, on 2 and 3 threads.
+// views whose sums are added in order, and a batch of the whole image (past the cache) so a block of tiles at a time;
+// on one thread, cylinder by cylinder. Both against each other: weighted and not, power 1 (A^T) and 2 (the Hessian),
+// shadows of every tap count and the scalar loop, views in blocks and a tail, slices in vectors and a tail, on 2 and
+// 3 threads.
 TEST(ParallelBeamProjector, ViewByViewBackProjectionAgreesWithCylinderByCylinder)
 {
-  for (const float voxelInChannels : { 0.8f, 1.7f, 2.6f, 3.4f })
+  for (const auto [voxelInChannels, side] : { std::pair{ 0.8f, 24 },
+                                              std::pair{ 1.7f, 24 },
+                                              std::pair{ 2.6f, 24 },
+                                              std::pair{ 3.4f, 24 },
+                                              std::pair{ 0.6f, 96 } })
   {
     ParallelBeamGeometry g(SinogramShape{ 70, 37, 41 }, test::evenAngles(70, M_PI, 0.2));
     g.autoSetReconGeometry();
     g.deltaVoxel = voxelInChannels;
-    g.reconShape.rows = g.reconShape.cols = 24;
+    g.reconShape.rows = g.reconShape.cols = side;
     g.rorMask = RorMask::none();
     const Projector       one(g, makeCpuBackend(1));
     const SinogramShape & sino = one.sinogramShape();
     const ReconShape &    shape = one.reconShape();
     std::vector<int>      pixels;
-    for (int i = 0; i < 60; ++i)
+    for (int i = 0; i < (side == 24 ? 60 : static_cast<int>(shape.numPixels())); ++i)
     {
-      pixels.push_back((i * 89) % shape.numPixels());
+      pixels.push_back((i * 89) % shape.numPixels()); // 89 is prime to 96 x 96: the whole image, shuffled
     }
+    // The whole 96 x 96 image is 96 x 96 x 37 values, two blocks of tiles.
+    ASSERT_EQ(side == 96, pixels.size() * shape.slices > (1u << 18));
     const CylinderBatch      batch{ pixels.data(), static_cast<int>(pixels.size()), shape.slices, 0 };
     const std::vector<float> y = test::uniformRandom(sino.size(), 8, -1.0f, 1.0f);
     const std::vector<float> w = test::uniformRandom(sino.size(), 9, 0.0f, 2.0f);
