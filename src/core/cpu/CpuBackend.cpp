@@ -786,18 +786,7 @@ public:
               int                   power,
               float *               values) override
   {
-    std::visit(
-      [&](const auto & m) {
-        if (weights)
-        {
-          back<true>(m, cylinders, sinogram, weights, views, power, values, nullptr);
-        }
-        else
-        {
-          back<false>(m, cylinders, sinogram, weights, views, power, values, nullptr);
-        }
-      },
-      model);
+    backOfModel(model, cylinders, sinogram, weights, views, power, values, nullptr);
   }
   void
   backProjectUpdated(const PendingUpdate & update,
@@ -808,21 +797,35 @@ public:
                      int                   power,
                      float *               values) override
   {
+    // View by view where the update covers the views to back-project, and only them.
+    const std::size_t viewSize = std::visit(
+      [](const auto & m) { return static_cast<std::size_t>(m.params.numDetChannels) * m.params.numDetRows; }, model);
+    if (update.entries != viewSize * views.count)
+    {
+      return Backend::backProjectUpdated(update, model, cylinders, weights, views, power, values);
+    }
+    backOfModel(model, cylinders, update.sinogram, weights, views, power, values, &update);
+  }
+  // The back projection of the model's geometry, weighted or not, after the pending update where one is given.
+  void
+  backOfModel(const DeviceModel &   model,
+                                const CylinderBatch & cylinders,
+                                const float *         sinogram,
+                                const float *         weights,
+                                const ViewRange &     views,
+                                int                   power,
+                                float *               values,
+                                const PendingUpdate * pending) const
+  {
     std::visit(
       [&](const auto & m) {
-        // View by view where the update covers the views to back-project, and only them.
-        const std::size_t viewSize = static_cast<std::size_t>(m.params.numDetChannels) * m.params.numDetRows;
-        if (update.entries != viewSize * views.count)
-        {
-          return Backend::backProjectUpdated(update, model, cylinders, weights, views, power, values);
-        }
         if (weights)
         {
-          back<true>(m, cylinders, update.sinogram, weights, views, power, values, &update);
+          back<true>(m, cylinders, sinogram, weights, views, power, values, pending);
         }
         else
         {
-          back<false>(m, cylinders, update.sinogram, weights, views, power, values, &update);
+          back<false>(m, cylinders, sinogram, weights, views, power, values, pending);
         }
       },
       model);
@@ -2579,26 +2582,24 @@ private:
     const Params &    p = m.params;
     const int         rows = p.numDetRows;
     const SliceWindow window = validSlices(batch, p.reconSlices);
+    const bool        byViews = window.last > window.first &&
+                         static_cast<std::size_t>(batch.numPixels) * batch.numSlices <= kBlockValues &&
+                         viewGroups(views.count) >= m_Threads;
+    if (pending && !byViews) // elsewhere backByViews applies it view by view
+    {
+      applyUpdate(*pending);
+    }
     if (window.last <= window.first)
     {
-      if (pending)
-      {
-        applyUpdate(*pending);
-      }
       return;
     }
     const std::vector<int>                  order = tileBlocks(batch, p.reconCols).order;
     const std::vector<kernels::PixelCentre> centres = pixelCentres(p, batch, order);
     const std::size_t                       viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
-    if (static_cast<std::size_t>(batch.numPixels) * batch.numSlices <= kBlockValues &&
-        viewGroups(views.count) >= m_Threads)
+    if (byViews)
     {
       backByViews<Weighted>(m, batch, order, centres, sinogram, weights, views, power, window, values, pending);
       return;
-    }
-    if (pending)
-    {
-      applyUpdate(*pending);
     }
 #pragma omp parallel num_threads(m_Threads)
     {
