@@ -372,6 +372,15 @@ fillsHalfTheImage(const CylinderBatch & batch, int reconRows, int reconCols)
   return 2 * static_cast<std::size_t>(batch.numPixels) >= static_cast<std::size_t>(reconRows) * reconCols;
 }
 
+// Whether a back projection on several threads goes view by view, a block of tiles at a time: a batch that fits in
+// cache (one block: a VCD subset) or one that fills half the image. A large scattered batch goes cylinder by cylinder.
+bool
+backsByBlocks(const CylinderBatch & batch, int reconRows, int reconCols)
+{
+  return static_cast<std::size_t>(batch.numPixels) * batch.numSlices <= kBlockValues ||
+         fillsHalfTheImage(batch, reconRows, reconCols);
+}
+
 // Splits `rows` into chunks so that there are enough independent tasks for every thread.
 int
 rowChunks(int rows, int otherTasks, int threads)
@@ -1391,30 +1400,14 @@ private:
     // cylinder by cylinder, since each block of its tiles still reaches every channel of the views (10 % slower by
     // views). The first block takes the pending update.
     const kernels::ParallelBeamParams & p = m.params;
-    const bool fits = static_cast<std::size_t>(batch.numPixels) * batch.numSlices <= kBlockValues;
-    if (m_Threads > 1 && (fits || fillsHalfTheImage(batch, p.reconRows, p.reconCols)))
+    if (m_Threads > 1 && backsByBlocks(batch, p.reconRows, p.reconCols))
     {
       const TileBlocks                        blocks = tileBlocks(batch, p.reconCols);
       const std::vector<kernels::PixelCentre> centres = pixelCentres(p, batch, blocks.order);
-      for (std::size_t b = 0; b + 1 < blocks.starts.size(); ++b)
-      {
-        backByViews<Weighted, Radius, Taps>(m,
-                                            batch,
-                                            blocks.order,
-                                            centres,
-                                            blocks.starts[b],
-                                            blocks.starts[b + 1],
-                                            sinogram,
-                                            weights,
-                                            views,
-                                            power,
-                                            values,
-                                            b == 0 ? pending : nullptr);
-      }
-      if (blocks.starts.size() < 2 && pending) // no cylinders
-      {
-        applyUpdate(*pending);
-      }
+      forEachTileBlock(blocks, pending, [&](int begin, int end, const PendingUpdate * update) {
+        backByViews<Weighted, Radius, Taps>(
+          m, batch, blocks.order, centres, begin, end, sinogram, weights, views, power, values, update);
+      });
       return;
     }
     if (pending)
@@ -1483,6 +1476,22 @@ private:
           }
         }
       }
+    }
+  }
+
+  // backBlock(begin, end, update) for each block of tiles in turn, the first with the pending update as `update` (the
+  // others with null); with no cylinders, the update alone.
+  template<typename BackBlock>
+  void
+  forEachTileBlock(const TileBlocks & blocks, const PendingUpdate * pending, BackBlock && backBlock) const
+  {
+    for (std::size_t b = 0; b + 1 < blocks.starts.size(); ++b)
+    {
+      backBlock(blocks.starts[b], blocks.starts[b + 1], b == 0 ? pending : nullptr);
+    }
+    if (blocks.starts.size() < 2 && pending)
+    {
+      applyUpdate(*pending);
     }
   }
 
@@ -2603,10 +2612,7 @@ private:
     const Params &    p = m.params;
     const int         rows = p.numDetRows;
     const SliceWindow window = validSlices(batch, p.reconSlices);
-    const bool        fits = static_cast<std::size_t>(batch.numPixels) * batch.numSlices <= kBlockValues;
-    const TileBlocks  blocks = tileBlocks(batch, p.reconCols);
-    const bool        byViews = window.last > window.first && blocks.starts.size() > 1 &&
-                         (fits || fillsHalfTheImage(batch, p.reconRows, p.reconCols)) &&
+    const bool        byViews = window.last > window.first && backsByBlocks(batch, p.reconRows, p.reconCols) &&
                          viewGroups(views.count) >= m_Threads;
     if (pending && !byViews) // elsewhere backByViews applies it view by view
     {
@@ -2616,27 +2622,16 @@ private:
     {
       return;
     }
+    const TileBlocks                        blocks = tileBlocks(batch, p.reconCols);
     const std::vector<int> &                order = blocks.order;
     const std::vector<kernels::PixelCentre> centres = pixelCentres(p, batch, order);
     const std::size_t                       viewSize = static_cast<std::size_t>(p.numDetChannels) * rows;
     if (byViews)
     {
-      for (std::size_t b = 0; b + 1 < blocks.starts.size(); ++b)
-      {
-        backByViews<Weighted>(m,
-                              batch,
-                              order,
-                              centres,
-                              blocks.starts[b],
-                              blocks.starts[b + 1],
-                              sinogram,
-                              weights,
-                              views,
-                              power,
-                              window,
-                              values,
-                              b == 0 ? pending : nullptr);
-      }
+      forEachTileBlock(blocks, pending, [&](int begin, int end, const PendingUpdate * update) {
+        backByViews<Weighted>(
+          m, batch, order, centres, begin, end, sinogram, weights, views, power, window, values, update);
+      });
       return;
     }
 #pragma omp parallel num_threads(m_Threads)
