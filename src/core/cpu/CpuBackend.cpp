@@ -2594,10 +2594,10 @@ private:
 
   // Row-map geometries (cone, translation, multi-axis). Where the views make a group for every thread, a batch that
   // fits in cache (a VCD subset's cylinders) goes view by view (backByViews), and one that fills half the image so a
-  // block of tiles at a time (2-6 % faster than cylinder by cylinder at 256-class on a Zen 5); a large scattered
-  // batch, or a scan of too few views (whose groups would leave threads idle), goes cylinder by cylinder, each task
-  // owning one cylinder and gathering it from every view. The same row map as the forward direction, so the pair is
-  // an exact adjoint.
+  // block of tiles at a time (as fast as cylinder by cylinder at 256-class on a Zen 5, and it takes VCD's pending
+  // update view by view); a large scattered batch, or a scan of too few views (whose groups would leave threads idle),
+  // goes cylinder by cylinder, each task owning one cylinder and gathering it from every view. The same row map as the
+  // forward direction, so the pair is an exact adjoint.
   template<bool Weighted, typename Params>
   void
   back(const GeometryModel<Params> & m,
