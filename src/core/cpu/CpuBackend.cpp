@@ -827,13 +827,13 @@ public:
   // The back projection of the model's geometry, weighted or not, after the pending update where one is given.
   void
   backOfModel(const DeviceModel &   model,
-                                const CylinderBatch & cylinders,
-                                const float *         sinogram,
-                                const float *         weights,
-                                const ViewRange &     views,
-                                int                   power,
-                                float *               values,
-                                const PendingUpdate * pending) const
+              const CylinderBatch & cylinders,
+              const float *         sinogram,
+              const float *         weights,
+              const ViewRange &     views,
+              int                   power,
+              float *               values,
+              const PendingUpdate * pending) const
   {
     std::visit(
       [&](const auto & m) {
@@ -1510,8 +1510,8 @@ private:
     return std::clamp(views / kViewsPerGroup, 1, kMaxViewGroups);
   }
   // The values of cylinder cylinders[e] += each group's sums[(group - 1) count + e slices + k] (k < slices, count =
-  // numCylinders slices) after group 0's, in group order; cylinders null: cylinder e. Called by every thread of the
-  // parallel region, which shares the cylinders among them.
+  // numCylinders slices) after group 0's, in group order. Called by every thread of the parallel region, which
+  // shares the cylinders among them.
   static void
   addGroupSums(const float * sums, int groups, const int * cylinders, int numCylinders, int slices, float * values)
   {
@@ -1522,7 +1522,7 @@ private:
 #pragma omp for schedule(static)
       for (int e = 0; e < numCylinders; ++e)
       {
-        float * const       v = values + static_cast<std::size_t>(cylinders ? cylinders[e] : e) * slices;
+        float * const       v = values + static_cast<std::size_t>(cylinders[e]) * slices;
         const float * const a = add + static_cast<std::size_t>(e) * slices;
 #pragma omp simd
         for (int k = 0; k < slices; ++k)
