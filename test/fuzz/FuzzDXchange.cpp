@@ -388,6 +388,11 @@ WriteDataset(Recipe &                     recipe,
       if (!unlimited && dims[d] > 0)
         chunk[d] = std::min(chunk[d], dims[d]);
     }
+    // A chunk may pass an unlimited extent, but not by so much that the file is gigabytes of padding (a rank-6
+    // chunk of 16^6 values, each one allocated early: found so).
+    if (double(Count(chunk)) * double(H5Tget_size(type.get())) > double(1 << 20))
+      for (std::size_t d = 0; d < dims.size(); ++d)
+        chunk[d] = std::min(chunk[d], std::max<hsize_t>(dims[d], 1));
     H5Pset_chunk(creation.get(), static_cast<int>(chunk.size()), chunk.data());
     // The packing filters come first, on whole-byte numbers: otherwise libhdf5 writes past its buffers (found so).
     if ((flags & 16) && typeChoice <= 10)
