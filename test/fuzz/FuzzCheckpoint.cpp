@@ -2,9 +2,9 @@
 // (never a crash, a huge allocation from a lying header, or undefined behaviour); a checkpoint that reads writes
 // back to one that reads the same.
 
+#include "FuzzScratch.h"
 #include "mbir/Checkpoint.h"
 
-#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -16,8 +16,8 @@
 extern "C" int
 LLVMFuzzerTestOneInput(const std::uint8_t * data, std::size_t size)
 {
-  static const std::string path =
-    (std::filesystem::temp_directory_path() / ("mbir-fuzz-" + std::to_string(::getpid()) + ".mbirckpt")).string();
+  static const FuzzScratch scratch("mbir-fuzz-checkpoint");
+  static const std::string path = scratch.path().string();
   std::FILE * file = std::fopen(path.c_str(), "wb");
   if (!file)
     std::abort();

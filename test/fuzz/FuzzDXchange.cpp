@@ -7,11 +7,11 @@
 // object open, and what it reads holds together. Byte-level damage of HDF5 files is FuzzScanFiles.cpp's, on
 // request only: libhdf5 itself is not hardened against it.
 
+#include "FuzzScratch.h"
 #include "itkMBIRParallelBeamGeometry.h"
 #include "itkMBIRScanReader.h"
 
 #include <hdf5.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -634,7 +634,8 @@ LLVMFuzzerTestOneInput(const std::uint8_t * data, std::size_t size)
 {
   if (!itk::MBIRScanReader::HasDXchange())
     return 0;
-  static const fs::path folder = fs::temp_directory_path() / ("mbir-fuzz-dxchange-" + std::to_string(::getpid()));
+  static const FuzzScratch scratch("mbir-fuzz-dxchange");
+  const fs::path &         folder = scratch.path();
   static const bool     quiet = [] { return H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr) >= 0; }(); // the writer's
   (void)quiet; // refusals (a compact dataset too large, a filter that does not suit) only leave an item out
   fs::remove_all(folder);

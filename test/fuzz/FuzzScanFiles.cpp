@@ -4,9 +4,9 @@
 // or is refused with an itk::ExceptionObject naming the file (or std::bad_alloc for a shape larger than the
 // machine); never a crash, another exception or undefined behaviour.
 
+#include "FuzzScratch.h"
 #include "itkMBIRScanReader.h"
 
-#include <unistd.h>
 #ifdef MBIR_TEST_HDF5
 #  include <hdf5.h>
 #endif
@@ -24,7 +24,8 @@ LLVMFuzzerTestOneInput(const std::uint8_t * data, std::size_t size)
   namespace fs = std::filesystem;
   if (size == 0)
     return 0;
-  static const fs::path folder = fs::temp_directory_path() / ("mbir-fuzz-scan-" + std::to_string(::getpid()));
+  static const FuzzScratch scratch("mbir-fuzz-scan");
+  const fs::path &         folder = scratch.path();
   fs::remove_all(folder);
   fs::create_directories(folder);
   const std::string rest(reinterpret_cast<const char *>(data) + 1, size - 1);
