@@ -216,12 +216,17 @@ TEST(Progress, ReportsEverySubsetAndReachesOne)
   const std::vector<float> sino =
     reconstructor.forwardProject(sheppLoganLowDynamicRange(reconstructor.projector().reconShape()));
   const ReconResult result = reconstructor.recon(sino);
-  // Partition sequence 0, 2, 4, 6: 1 + 4 + 16 + 64 subsets.
+  // Partition sequence 0, 2, 4, 6: 1 + 4 + 16 + 64 subsets. Each iteration visits every voxel once, so each is an
+  // equal share of the progress (counted by subsets, the first three iterations showed as 21/85 of it).
   ASSERT_EQ(fractions.size(), 85u);
   for (std::size_t i = 1; i < fractions.size(); ++i)
   {
     EXPECT_GT(fractions[i], fractions[i - 1]);
   }
+  EXPECT_DOUBLE_EQ(fractions[0], 0.25);
+  EXPECT_DOUBLE_EQ(fractions[4], 0.5);
+  EXPECT_DOUBLE_EQ(fractions[20], 0.75);
+  EXPECT_DOUBLE_EQ(fractions[2], 0.25 + 0.25 * 2 / 4);
   EXPECT_DOUBLE_EQ(fractions.back(), 1.0);
   EXPECT_EQ(result.log.size(), 4u);
 }
