@@ -5,7 +5,6 @@
 #include "FuzzScratch.h"
 #include "mbir/Checkpoint.h"
 
-
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -18,7 +17,7 @@ LLVMFuzzerTestOneInput(const std::uint8_t * data, std::size_t size)
 {
   static const FuzzScratch scratch("mbir-fuzz-checkpoint");
   static const std::string path = scratch.path().string();
-  std::FILE * file = std::fopen(path.c_str(), "wb");
+  std::FILE *              file = std::fopen(path.c_str(), "wb");
   if (!file)
     std::abort();
   std::fwrite(data, 1, size, file);

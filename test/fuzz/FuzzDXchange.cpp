@@ -636,7 +636,7 @@ LLVMFuzzerTestOneInput(const std::uint8_t * data, std::size_t size)
     return 0;
   static const FuzzScratch scratch("mbir-fuzz-dxchange");
   const fs::path &         folder = scratch.path();
-  static const bool     quiet = [] { return H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr) >= 0; }(); // the writer's
+  static const bool        quiet = [] { return H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr) >= 0; }(); // the writer's
   (void)quiet; // refusals (a compact dataset too large, a filter that does not suit) only leave an item out
   fs::remove_all(folder);
   fs::create_directories(folder);
