@@ -319,6 +319,30 @@ noteSavedState(const std::string & path, const std::string & resumeOption)
   savedState.existed = !error;
 }
 
+// The time left of a long update, at the rate since its progress first moved: the work before that (a recon's set-up,
+// its initial volume and Hessian, which no fraction counts) is left out, where counted in it had made a recon's first
+// estimate several times too long. Unknown until progress has moved another 1% over at least a second.
+class ProgressRate
+{
+public:
+  // Takes note of a report; the first past 0 is the origin of the rate.
+  void
+  Observe(double fraction, double elapsed)
+  {
+    if (m_OriginFraction < 0.0 && fraction > 0.0)
+    {
+      m_OriginFraction = fraction;
+      m_OriginElapsed = elapsed;
+    }
+  }
+  // "m:ss" left at that rate, or "" while unknown.
+  std::string
+  Left(double fraction, double elapsed) const;
+
+private:
+  double m_OriginFraction = -1.0, m_OriginElapsed = 0.0;
+};
+
 // The progress of a long filter update, on standard output, as MBIR_PROGRESS says:
 // - bar (the default on a terminal): one line redrawn in place,
 //   "MBIR [#####-----]  50%  iteration 8/15  0:12 elapsed, 0:12 left", ended with a newline; left out under
@@ -414,14 +438,6 @@ private:
   {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_Start).count();
   }
-  // Time left at the rate so far; unknown before 1% and 1 s.
-  std::string
-  Left(double fraction, double elapsed) const
-  {
-    if (fraction < 0.01 || elapsed < 1.0)
-      return "";
-    return Clock(elapsed * (1.0 - fraction) / fraction);
-  }
   void
   Start()
   {
@@ -429,6 +445,7 @@ private:
     m_Last = -1.0;
     m_LastDrawn = -1.0;
     m_Drawn = false;
+    m_Rate = ProgressRate();
     if (m_Style == Style::Xml)
       std::cout << "<filter-start>\n<filter-name>" << m_Name << "</filter-name>\n<filter-comment>" << m_Comment
                 << "</filter-comment>\n</filter-start>" << std::endl;
@@ -441,6 +458,7 @@ private:
       filter->AbortGenerateDataOn();
     const double fraction = std::clamp(static_cast<double>(filter->GetProgress()), 0.0, 1.0);
     const double elapsed = Elapsed();
+    m_Rate.Observe(fraction, elapsed);
     switch (m_Style)
     {
       case Style::Xml:
@@ -453,7 +471,7 @@ private:
         // Every 10%; the end has its own line.
         if (fraction < 0.1 || fraction >= 1.0 || std::floor(10 * fraction) <= std::floor(10 * m_Last))
           return;
-        const auto left = Left(fraction, elapsed);
+        const auto left = m_Rate.Left(fraction, elapsed);
         std::cout << m_Name << ": " << std::lround(100 * fraction) << "%"
                   << (m_Iteration ? " (" + m_Iteration() + ")" : "") << " after " << Clock(elapsed)
                   << (left.empty() ? "" : ", about " + left + " left") << std::endl;
@@ -475,7 +493,7 @@ private:
   {
     constexpr int width = 30;
     const int     filled = static_cast<int>(fraction * width);
-    const auto    left = Left(fraction, elapsed);
+    const auto    left = m_Rate.Left(fraction, elapsed);
     // \r returns to the line's start, and ESC [ K clears what a longer line before left there.
     std::cout << '\r' << m_Name << " [" << std::string(filled, '#') << std::string(width - filled, '-') << "] "
               << std::setw(3) << std::lround(100 * fraction) << "%  " << (m_Iteration ? m_Iteration() + "  " : "")
@@ -512,8 +530,18 @@ private:
   std::chrono::steady_clock::time_point m_Start = std::chrono::steady_clock::now();
   double                                m_Last = -1.0, m_LastDrawn = -1.0;
   bool                                  m_Drawn = false;
+  ProgressRate                          m_Rate;
   std::function<std::string()>          m_Iteration; // "iteration k/N", when shown
 };
+
+inline std::string
+ProgressRate::Left(double fraction, double elapsed) const
+{
+  const double moved = fraction - m_OriginFraction, seconds = elapsed - m_OriginElapsed;
+  if (m_OriginFraction < 0.0 || moved < 0.01 || seconds < 1.0)
+    return "";
+  return ToolProgress::Clock(seconds * (1.0 - fraction) / moved);
+}
 
 // An ITK exception's message without what means nothing to a tool's user: ITK's "ITK ERROR: ", the object's
 // class and address, and the name of the method that threw ("WriteJSON: ").
