@@ -319,6 +319,19 @@ noteSavedState(const std::string & path, const std::string & resumeOption)
   savedState.existed = !error;
 }
 
+// "m:ss", or "h:mm:ss" past an hour: the times a tool's progress shows.
+inline std::string
+Clock(double seconds)
+{
+  const long total = std::lround(std::max(0.0, seconds));
+  char       text[32];
+  if (total >= 3600)
+    std::snprintf(text, sizeof text, "%ld:%02ld:%02ld", total / 3600, total / 60 % 60, total % 60);
+  else
+    std::snprintf(text, sizeof text, "%ld:%02ld", total / 60, total % 60);
+  return text;
+}
+
 // The time left of a long update, at the rate since its progress first moved: the work before that (a recon's set-up,
 // its initial volume and Hessian, which no fraction counts) is left out, where counted in it had made a recon's first
 // estimate several times too long. Unknown until progress has moved another 1% over at least a second.
@@ -337,7 +350,13 @@ public:
   }
   // "m:ss" left at that rate, or "" while unknown.
   std::string
-  Left(double fraction, double elapsed) const;
+  Left(double fraction, double elapsed) const
+  {
+    const double moved = fraction - m_OriginFraction, seconds = elapsed - m_OriginElapsed;
+    if (m_OriginFraction < 0.0 || moved < 0.01 || seconds < 1.0)
+      return "";
+    return Clock(seconds * (1.0 - fraction) / moved);
+  }
 
 private:
   double m_OriginFraction = -1.0, m_OriginElapsed = 0.0;
@@ -417,19 +436,6 @@ public:
       return "iteration " + std::to_string(std::min(filter->GetIterationsDone() + 1, most)) + "/" +
              std::to_string(most);
     };
-  }
-
-  // "m:ss", or "h:mm:ss" past an hour.
-  static std::string
-  Clock(double seconds)
-  {
-    const long total = std::lround(std::max(0.0, seconds));
-    char       text[32];
-    if (total >= 3600)
-      std::snprintf(text, sizeof text, "%ld:%02ld:%02ld", total / 3600, total / 60 % 60, total % 60);
-    else
-      std::snprintf(text, sizeof text, "%ld:%02ld", total / 60, total % 60);
-    return text;
   }
 
 private:
@@ -533,15 +539,6 @@ private:
   ProgressRate                          m_Rate;
   std::function<std::string()>          m_Iteration; // "iteration k/N", when shown
 };
-
-inline std::string
-ProgressRate::Left(double fraction, double elapsed) const
-{
-  const double moved = fraction - m_OriginFraction, seconds = elapsed - m_OriginElapsed;
-  if (m_OriginFraction < 0.0 || moved < 0.01 || seconds < 1.0)
-    return "";
-  return ToolProgress::Clock(seconds * (1.0 - fraction) / moved);
-}
 
 // An ITK exception's message without what means nothing to a tool's user: ITK's "ITK ERROR: ", the object's
 // class and address, and the name of the method that threw ("WriteJSON: ").
